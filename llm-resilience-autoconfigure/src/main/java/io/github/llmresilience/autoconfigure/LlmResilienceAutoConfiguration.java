@@ -1,0 +1,237 @@
+package io.github.llmresilience.autoconfigure;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.llmresilience.autoconfigure.InvalidLlmResiliencePropertiesException.Problem;
+import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.classify.ClassifierSettings;
+import io.github.llmresilience.classify.ProviderClassifiers;
+import io.github.llmresilience.classify.ProviderErrorClassifier;
+import io.github.llmresilience.classify.UnclassifiedListener;
+import io.github.llmresilience.event.StateChangeListener;
+import io.github.llmresilience.event.StateChanges;
+import io.github.llmresilience.execute.CallObserver;
+import io.github.llmresilience.execute.ErrorExtractor;
+import io.github.llmresilience.execute.ErrorExtractors;
+import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.execute.TimeoutSettings;
+import io.github.llmresilience.retry.RetrySettings;
+import io.github.llmresilience.target.Secret;
+import io.github.llmresilience.target.Target;
+import io.github.llmresilience.target.TargetRegistry;
+import io.github.llmresilience.throttle.AccountSettings;
+import io.github.llmresilience.throttle.ThrottleSettings;
+import io.github.llmresilience.web.AnthropicSdkErrorExtractor;
+import io.github.llmresilience.web.OpenAiSdkErrorExtractor;
+import io.github.llmresilience.web.RestClientErrorExtractor;
+import io.github.llmresilience.web.SpringAiErrorExtractor;
+import io.github.llmresilience.web.WebClientErrorExtractor;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * Auto-configuration of llm-resilience: the classifiers of every vendor, the targets and
+ * chains from {@code llm.resilience.*}, and the {@link LlmResilience} executor.
+ */
+@AutoConfiguration
+@ConditionalOnProperty(prefix = "llm.resilience", name = "enabled", havingValue = "true", matchIfMissing = true)
+@EnableConfigurationProperties(LlmResilienceProperties.class)
+public final class LlmResilienceAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	Clock llmResilienceClock() {
+		return Clock.systemUTC();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	StateChanges llmResilienceStateChanges(Clock clock, ObjectProvider<StateChangeListener> listeners) {
+		StateChanges events = new StateChanges(clock);
+		listeners.orderedStream().forEach(events::addListener);
+		return events;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ProviderClassifiers providerClassifiers(LlmResilienceProperties properties, Clock clock,
+			ObjectProvider<ProviderErrorClassifier> custom, ObjectProvider<UnclassifiedListener> listeners) {
+		List<UnclassifiedListener> all = listeners.orderedStream().toList();
+		UnclassifiedListener listener = (vendor, status, type) -> all
+			.forEach((each) -> each.unclassified(vendor, status, type));
+		ClassifierSettings settings = new ClassifierSettings(clock, properties.getThrottle().getQuotaThreshold(),
+				listener);
+		ProviderClassifiers classifiers;
+		try {
+			classifiers = new ProviderClassifiers(custom.orderedStream().toList(), settings);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidLlmResiliencePropertiesException(
+					List.of(new Problem("ProviderErrorClassifier beans", "", ex.getMessage())));
+		}
+		List<Problem> problems = new ArrayList<>();
+		properties.getTargets().forEach((name, target) -> {
+			if (target.getProvider() != null && !classifiers.contains(target.getProvider())) {
+				problems.add(new Problem(LlmResilienceProperties.PREFIX + ".targets." + name + ".provider",
+						LlmResilienceProperties.quote(target.getProvider()),
+						"must be a vendor id with a classifier: " + String.join(", ", classifiers.vendorIds())
+								+ " (or register a ProviderErrorClassifier bean for a new id)"));
+			}
+		});
+		if (!problems.isEmpty()) {
+			throw new InvalidLlmResiliencePropertiesException(problems);
+		}
+		return classifiers;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ErrorExtractors llmResilienceErrorExtractors(ObjectProvider<ErrorExtractor> extractors) {
+		return new ErrorExtractors(extractors.orderedStream().toList());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	TargetRegistry llmResilienceTargetRegistry(LlmResilienceProperties properties, StateChanges events) {
+		List<Target> targets = new ArrayList<>();
+		properties.getTargets()
+			.forEach((name, target) -> targets.add(new Target(name, target.getProvider(), target.getAccount(),
+					target.getModel(), target.getRegion(), target.getBaseUrl(), Secret.of(target.getApiKey()))));
+		return new TargetRegistry(targets, properties.getChains(), events);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	LlmResilience llmResilience(LlmResilienceProperties properties, Clock clock, TargetRegistry registry,
+			StateChanges events, ProviderClassifiers classifiers, ErrorExtractors extractors,
+			ObjectProvider<CallObserver> observers, ObjectProvider<UnclassifiedListener> listeners) {
+		List<CallObserver> allObservers = observers.orderedStream().toList();
+		List<UnclassifiedListener> allListeners = listeners.orderedStream().toList();
+		LlmResilience.Builder builder = LlmResilience.builder()
+			.clock(clock)
+			.scheduler(Schedulers.parallel())
+			.breaker(breaker(properties.getBreaker(), null))
+			.failureDomain(properties.getBreaker().getFailureDomain())
+			.retry(retry(properties.getRetry()))
+			.throttle(new ThrottleSettings(properties.getThrottle().getDefaultWait(),
+					properties.getThrottle().getMaxWait()))
+			.accounts(new AccountSettings(properties.getQuota().getDefaultPark(), properties.getQuota().getMaxPark(),
+					properties.getCredential().getLockAfter(), properties.getCredential().getLockDuration(),
+					properties.getCredential().getLockDurationMax()))
+			.timeouts(new TimeoutSettings(properties.getTimeouts().getAttempt()))
+			.classifiers(classifiers)
+			.extractors(extractors)
+			.observer(CompositeCallObserver.of(allObservers))
+			.unclassifiedListener((vendor, status, type) -> allListeners
+				.forEach((listener) -> listener.unclassified(vendor, status, type)));
+		Map<String, LlmResilience.TargetOptions> options = new LinkedHashMap<>();
+		properties.getTargets().forEach((name, target) -> {
+			BreakerSettings breaker = target.getBreaker().isEmpty() ? null
+					: breaker(properties.getBreaker(), target.getBreaker());
+			options.put(name, new LlmResilience.TargetOptions(breaker, target.getTimeouts().getAttempt()));
+		});
+		registry.targets().values().forEach((target) -> builder.target(target,
+				options.getOrDefault(target.name(), LlmResilience.TargetOptions.DEFAULTS)));
+		try {
+			return builder.build(registry, events);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidLlmResiliencePropertiesException(
+					List.of(new Problem(LlmResilienceProperties.PREFIX + ".targets", "", ex.getMessage())));
+		}
+	}
+
+	static BreakerSettings breaker(LlmResilienceProperties.Breaker defaults,
+			LlmResilienceProperties.BreakerOverrides overrides) {
+		LlmResilienceProperties.BreakerOverrides o = (overrides != null) ? overrides
+				: new LlmResilienceProperties.BreakerOverrides();
+		return new BreakerSettings(
+				(o.getSlidingWindowSize() != null) ? o.getSlidingWindowSize() : defaults.getSlidingWindowSize(),
+				(o.getMinimumCalls() != null) ? o.getMinimumCalls() : defaults.getMinimumCalls(),
+				(o.getFailureRateThreshold() != null) ? o.getFailureRateThreshold()
+						: defaults.getFailureRateThreshold(),
+				(o.getSlowCallDuration() != null) ? o.getSlowCallDuration() : defaults.getSlowCallDuration(),
+				(o.getSlowCallRateThreshold() != null) ? o.getSlowCallRateThreshold()
+						: defaults.getSlowCallRateThreshold(),
+				(o.getOpenDuration() != null) ? o.getOpenDuration() : defaults.getOpenDuration(),
+				(o.getOpenDurationMax() != null) ? o.getOpenDurationMax() : defaults.getOpenDurationMax(),
+				defaults.getHalfOpenCalls());
+	}
+
+	static RetrySettings retry(LlmResilienceProperties.Retry retry) {
+		return new RetrySettings(retry.getMaxAttempts(), retry.getBackoffBase(), retry.getBackoffMax(),
+				retry.getBudgetRatio(), retry.getBudgetWindow(), retry.getBudgetMinimum());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static final class ErrorExtractorConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		SpringAiErrorExtractor springAiErrorExtractor() {
+			return new SpringAiErrorExtractor();
+		}
+
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnClass(name = "org.springframework.web.reactive.function.client.WebClientResponseException")
+		static final class WebClientExtractorConfiguration {
+
+			@Bean
+			@ConditionalOnMissingBean
+			WebClientErrorExtractor webClientErrorExtractor() {
+				return new WebClientErrorExtractor();
+			}
+
+		}
+
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnClass(name = "org.springframework.web.client.RestClientResponseException")
+		static final class RestClientExtractorConfiguration {
+
+			@Bean
+			@ConditionalOnMissingBean
+			RestClientErrorExtractor restClientErrorExtractor() {
+				return new RestClientErrorExtractor();
+			}
+
+		}
+
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnClass(name = "com.openai.errors.OpenAIServiceException")
+		static final class OpenAiSdkExtractorConfiguration {
+
+			@Bean
+			@ConditionalOnMissingBean
+			OpenAiSdkErrorExtractor openAiSdkErrorExtractor() {
+				return new OpenAiSdkErrorExtractor();
+			}
+
+		}
+
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnClass(name = "com.anthropic.errors.AnthropicServiceException")
+		static final class AnthropicSdkExtractorConfiguration {
+
+			@Bean
+			@ConditionalOnMissingBean
+			AnthropicSdkErrorExtractor anthropicSdkErrorExtractor() {
+				return new AnthropicSdkErrorExtractor();
+			}
+
+		}
+
+	}
+
+}

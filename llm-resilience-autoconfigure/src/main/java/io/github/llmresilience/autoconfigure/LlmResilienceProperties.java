@@ -1,0 +1,798 @@
+package io.github.llmresilience.autoconfigure;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.github.llmresilience.autoconfigure.InvalidLlmResiliencePropertiesException.Problem;
+
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration of llm-resilience: the targets a request can be served from, the chains
+ * that order them, and the thresholds of each mechanism. Validated at startup; a bad value
+ * stops the application with a message naming the property.
+ */
+@ConfigurationProperties("llm.resilience")
+public class LlmResilienceProperties implements InitializingBean {
+
+	static final String PREFIX = "llm.resilience";
+
+	/** Whether llm-resilience protects calls at all. */
+	private boolean enabled = true;
+
+	/** Places a request can be served from, by name. */
+	private Map<String, TargetProperties> targets = new LinkedHashMap<>();
+
+	/** Ordered lists of target names; a call names its chain and is served by the first usable target. */
+	private Map<String, List<String>> chains = new LinkedHashMap<>();
+
+	private final Breaker breaker = new Breaker();
+
+	private final Retry retry = new Retry();
+
+	private final Throttle throttle = new Throttle();
+
+	private final Quota quota = new Quota();
+
+	private final Credential credential = new Credential();
+
+	private final Timeouts timeouts = new Timeouts();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public Map<String, TargetProperties> getTargets() {
+		return this.targets;
+	}
+
+	public void setTargets(Map<String, TargetProperties> targets) {
+		this.targets = targets;
+	}
+
+	public Map<String, List<String>> getChains() {
+		return this.chains;
+	}
+
+	public void setChains(Map<String, List<String>> chains) {
+		this.chains = chains;
+	}
+
+	public Breaker getBreaker() {
+		return this.breaker;
+	}
+
+	public Retry getRetry() {
+		return this.retry;
+	}
+
+	public Throttle getThrottle() {
+		return this.throttle;
+	}
+
+	public Quota getQuota() {
+		return this.quota;
+	}
+
+	public Credential getCredential() {
+		return this.credential;
+	}
+
+	public Timeouts getTimeouts() {
+		return this.timeouts;
+	}
+
+	@Override
+	public void afterPropertiesSet() {
+		List<Problem> problems = validate();
+		if (!problems.isEmpty()) {
+			throw new InvalidLlmResiliencePropertiesException(problems);
+		}
+	}
+
+	/** Every problem of this configuration that needs no other bean to find. */
+	List<Problem> validate() {
+		List<Problem> problems = new ArrayList<>();
+		this.targets.forEach((name, target) -> target.validate(PREFIX + ".targets." + name, problems));
+		this.chains.forEach((name, members) -> {
+			String property = PREFIX + ".chains." + name;
+			if (members == null || members.isEmpty()) {
+				problems.add(new Problem(property, "[]", "a chain needs at least one target"));
+				return;
+			}
+			Set<String> seen = new HashSet<>();
+			for (int i = 0; i < members.size(); i++) {
+				String member = members.get(i);
+				if (!this.targets.containsKey(member)) {
+					problems.add(new Problem(property + "[" + i + "]", quote(member),
+							"must name a target configured under " + PREFIX + ".targets; known targets: "
+									+ this.targets.keySet()));
+				}
+				else if (!seen.add(member)) {
+					problems.add(new Problem(property + "[" + i + "]", quote(member),
+							"names the same target twice; retries of one target are set by " + PREFIX
+									+ ".retry.max-attempts"));
+				}
+			}
+		});
+		this.breaker.validate(PREFIX + ".breaker", problems);
+		this.retry.validate(PREFIX + ".retry", problems);
+		this.throttle.validate(PREFIX + ".throttle", problems);
+		this.quota.validate(PREFIX + ".quota", problems);
+		this.credential.validate(PREFIX + ".credential", problems);
+		this.timeouts.validate(PREFIX + ".timeouts", problems);
+		requireSlowCallsBelowTimeout(PREFIX + ".breaker.slow-call-duration", this.breaker.getSlowCallDuration(),
+				PREFIX + ".timeouts.attempt", this.timeouts.getAttempt(), problems);
+		this.targets.forEach((name, target) -> {
+			Duration slowOverride = target.getBreaker().getSlowCallDuration();
+			Duration attemptOverride = target.getTimeouts().getAttempt();
+			if (slowOverride != null || attemptOverride != null) {
+				String targetPrefix = PREFIX + ".targets." + name;
+				requireSlowCallsBelowTimeout(
+						(slowOverride != null) ? targetPrefix + ".breaker.slow-call-duration"
+								: PREFIX + ".breaker.slow-call-duration",
+						(slowOverride != null) ? slowOverride : this.breaker.getSlowCallDuration(),
+						(attemptOverride != null) ? targetPrefix + ".timeouts.attempt" : PREFIX + ".timeouts.attempt",
+						(attemptOverride != null) ? attemptOverride : this.timeouts.getAttempt(), problems);
+			}
+		});
+		return problems;
+	}
+
+	/**
+	 * A degrading provider should open its breaker through the slow-call trip before its
+	 * calls start timing out, so the slow-call duration must sit below the timeout.
+	 */
+	private static void requireSlowCallsBelowTimeout(String slowProperty, Duration slow, String timeoutProperty,
+			Duration timeout, List<Problem> problems) {
+		if (slow != null && timeout != null && slow.compareTo(timeout) >= 0) {
+			problems.add(new Problem(slowProperty, slow.toString(), "must be below " + timeoutProperty + " (" + timeout
+					+ ") so that a slowing provider opens the breaker before its calls time out"));
+		}
+	}
+
+	static String quote(Object value) {
+		return (value != null) ? "'" + value + "'" : "null";
+	}
+
+	static void requirePositive(String property, Duration value, List<Problem> problems) {
+		if (value == null || value.isNegative() || value.isZero()) {
+			problems.add(new Problem(property, String.valueOf(value), "must be a positive duration"));
+		}
+	}
+
+	static void requireNotNegative(String property, Duration value, List<Problem> problems) {
+		if (value == null || value.isNegative()) {
+			problems.add(new Problem(property, String.valueOf(value), "must be zero or a positive duration"));
+		}
+	}
+
+	static void requireRange(String property, Number value, double min, double max, List<Problem> problems) {
+		if (value == null || value.doubleValue() < min || value.doubleValue() > max || Double.isNaN(value.doubleValue())) {
+			problems.add(new Problem(property, String.valueOf(value), "must be between " + format(min) + " and "
+					+ format(max)));
+		}
+	}
+
+	private static String format(double value) {
+		return (value == Math.rint(value)) ? Long.toString((long) value) : Double.toString(value);
+	}
+
+	/** One place a request can be served from. */
+	public static class TargetProperties {
+
+		/** Vendor kind, which selects the error classifier: openai, azure-openai, anthropic, gemini, vertex-ai, bedrock, mistral, cohere, openai-compatible, or the id of your own classifier bean. */
+		private String provider;
+
+		/** Billing account or API project; its quota scope is account/model. Defaults to the target's name. */
+		private String account;
+
+		/** Model or deployment name. */
+		private String model = "default";
+
+		/** Region or data-center, part of the failure domain. */
+		private String region = "global";
+
+		/** Base URL of the provider's API. */
+		private URI baseUrl;
+
+		/** API key; never logged, shown in health, metrics or exception messages. */
+		private String apiKey;
+
+		private final BreakerOverrides breaker = new BreakerOverrides();
+
+		private final TimeoutOverrides timeouts = new TimeoutOverrides();
+
+		public String getProvider() {
+			return this.provider;
+		}
+
+		public void setProvider(String provider) {
+			this.provider = provider;
+		}
+
+		public String getAccount() {
+			return this.account;
+		}
+
+		public void setAccount(String account) {
+			this.account = account;
+		}
+
+		public String getModel() {
+			return this.model;
+		}
+
+		public void setModel(String model) {
+			this.model = model;
+		}
+
+		public String getRegion() {
+			return this.region;
+		}
+
+		public void setRegion(String region) {
+			this.region = region;
+		}
+
+		public URI getBaseUrl() {
+			return this.baseUrl;
+		}
+
+		public void setBaseUrl(URI baseUrl) {
+			this.baseUrl = baseUrl;
+		}
+
+		public String getApiKey() {
+			return this.apiKey;
+		}
+
+		public void setApiKey(String apiKey) {
+			this.apiKey = apiKey;
+		}
+
+		public BreakerOverrides getBreaker() {
+			return this.breaker;
+		}
+
+		public TimeoutOverrides getTimeouts() {
+			return this.timeouts;
+		}
+
+		void validate(String property, List<Problem> problems) {
+			if (this.provider == null || this.provider.isBlank()) {
+				problems.add(new Problem(property + ".provider", "null",
+						"every target needs a provider (vendor id such as openai or anthropic)"));
+			}
+			if (this.model == null || this.model.isBlank()) {
+				problems.add(new Problem(property + ".model", quote(this.model), "must not be blank"));
+			}
+			if (this.region == null || this.region.isBlank()) {
+				problems.add(new Problem(property + ".region", quote(this.region), "must not be blank"));
+			}
+			this.breaker.validate(property + ".breaker", problems);
+			this.timeouts.validate(property + ".timeouts", problems);
+		}
+
+		@Override
+		public String toString() {
+			return "TargetProperties[provider=" + this.provider + ", account=" + this.account + ", model=" + this.model
+					+ ", region=" + this.region + ", baseUrl=" + this.baseUrl + ", apiKey="
+					+ ((this.apiKey != null) ? "******" : "none") + "]";
+		}
+
+	}
+
+	/** Circuit breakers, one per failure domain. */
+	public static class Breaker {
+
+		/** Which target attributes name a failure domain (one breaker each): any of provider, model, region, account, target. */
+		private List<String> failureDomain = new ArrayList<>(List.of("provider", "model", "region"));
+
+		/** Number of calls the failure and slow-call rates are computed over. */
+		private int slidingWindowSize = 20;
+
+		/** Calls needed in the window before the rates are evaluated. */
+		private int minimumCalls = 10;
+
+		/** Failure rate, in percent, at or above which the breaker opens. */
+		private float failureRateThreshold = 50;
+
+		/** A successful call slower than this counts as slow; keep it below timeouts.attempt. */
+		private Duration slowCallDuration = Duration.ofSeconds(10);
+
+		/** Slow-call rate, in percent, at or above which the breaker opens. */
+		private float slowCallRateThreshold = 50;
+
+		/** How long the breaker stays open before one trial call. */
+		private Duration openDuration = Duration.ofSeconds(30);
+
+		/** Longest open duration: each failed trial doubles the open duration up to this. */
+		private Duration openDurationMax = Duration.ofMinutes(15);
+
+		/** Trial calls let through when half-open, one at a time. */
+		private int halfOpenCalls = 1;
+
+		public List<String> getFailureDomain() {
+			return this.failureDomain;
+		}
+
+		public void setFailureDomain(List<String> failureDomain) {
+			this.failureDomain = failureDomain;
+		}
+
+		public int getSlidingWindowSize() {
+			return this.slidingWindowSize;
+		}
+
+		public void setSlidingWindowSize(int slidingWindowSize) {
+			this.slidingWindowSize = slidingWindowSize;
+		}
+
+		public int getMinimumCalls() {
+			return this.minimumCalls;
+		}
+
+		public void setMinimumCalls(int minimumCalls) {
+			this.minimumCalls = minimumCalls;
+		}
+
+		public float getFailureRateThreshold() {
+			return this.failureRateThreshold;
+		}
+
+		public void setFailureRateThreshold(float failureRateThreshold) {
+			this.failureRateThreshold = failureRateThreshold;
+		}
+
+		public Duration getSlowCallDuration() {
+			return this.slowCallDuration;
+		}
+
+		public void setSlowCallDuration(Duration slowCallDuration) {
+			this.slowCallDuration = slowCallDuration;
+		}
+
+		public float getSlowCallRateThreshold() {
+			return this.slowCallRateThreshold;
+		}
+
+		public void setSlowCallRateThreshold(float slowCallRateThreshold) {
+			this.slowCallRateThreshold = slowCallRateThreshold;
+		}
+
+		public Duration getOpenDuration() {
+			return this.openDuration;
+		}
+
+		public void setOpenDuration(Duration openDuration) {
+			this.openDuration = openDuration;
+		}
+
+		public Duration getOpenDurationMax() {
+			return this.openDurationMax;
+		}
+
+		public void setOpenDurationMax(Duration openDurationMax) {
+			this.openDurationMax = openDurationMax;
+		}
+
+		public int getHalfOpenCalls() {
+			return this.halfOpenCalls;
+		}
+
+		public void setHalfOpenCalls(int halfOpenCalls) {
+			this.halfOpenCalls = halfOpenCalls;
+		}
+
+		void validate(String property, List<Problem> problems) {
+			Set<String> allowed = Set.of("provider", "model", "region", "account", "target");
+			if (this.failureDomain == null || this.failureDomain.isEmpty()
+					|| !allowed.containsAll(this.failureDomain)) {
+				problems.add(new Problem(property + ".failure-domain", String.valueOf(this.failureDomain),
+						"must list one or more of " + allowed));
+			}
+			requireRange(property + ".sliding-window-size", this.slidingWindowSize, 1, 10_000, problems);
+			requireRange(property + ".minimum-calls", this.minimumCalls, 1, 10_000, problems);
+			requireRange(property + ".failure-rate-threshold", this.failureRateThreshold, 1, 100, problems);
+			requireRange(property + ".slow-call-rate-threshold", this.slowCallRateThreshold, 1, 100, problems);
+			requirePositive(property + ".slow-call-duration", this.slowCallDuration, problems);
+			requirePositive(property + ".open-duration", this.openDuration, problems);
+			requirePositive(property + ".open-duration-max", this.openDurationMax, problems);
+			if (this.openDuration != null && this.openDurationMax != null
+					&& this.openDurationMax.compareTo(this.openDuration) < 0) {
+				problems.add(new Problem(property + ".open-duration-max", this.openDurationMax.toString(),
+						"must be at least " + property + ".open-duration (" + this.openDuration + ")"));
+			}
+			requireRange(property + ".half-open-calls", this.halfOpenCalls, 1, 100, problems);
+		}
+
+	}
+
+	/** Per-target breaker settings; unset values take the llm.resilience.breaker defaults. */
+	public static class BreakerOverrides {
+
+		/** Number of calls the rates are computed over, for this target's failure domain. */
+		private Integer slidingWindowSize;
+
+		/** Calls needed in the window before the rates are evaluated, for this target's failure domain. */
+		private Integer minimumCalls;
+
+		/** Failure rate, in percent, at or above which this target's breaker opens. */
+		private Float failureRateThreshold;
+
+		/** A successful call of this target slower than this counts as slow. */
+		private Duration slowCallDuration;
+
+		/** Slow-call rate, in percent, at or above which this target's breaker opens. */
+		private Float slowCallRateThreshold;
+
+		/** How long this target's breaker stays open before one trial call. */
+		private Duration openDuration;
+
+		/** Longest open duration of this target's breaker. */
+		private Duration openDurationMax;
+
+		public Integer getSlidingWindowSize() {
+			return this.slidingWindowSize;
+		}
+
+		public void setSlidingWindowSize(Integer slidingWindowSize) {
+			this.slidingWindowSize = slidingWindowSize;
+		}
+
+		public Integer getMinimumCalls() {
+			return this.minimumCalls;
+		}
+
+		public void setMinimumCalls(Integer minimumCalls) {
+			this.minimumCalls = minimumCalls;
+		}
+
+		public Float getFailureRateThreshold() {
+			return this.failureRateThreshold;
+		}
+
+		public void setFailureRateThreshold(Float failureRateThreshold) {
+			this.failureRateThreshold = failureRateThreshold;
+		}
+
+		public Duration getSlowCallDuration() {
+			return this.slowCallDuration;
+		}
+
+		public void setSlowCallDuration(Duration slowCallDuration) {
+			this.slowCallDuration = slowCallDuration;
+		}
+
+		public Float getSlowCallRateThreshold() {
+			return this.slowCallRateThreshold;
+		}
+
+		public void setSlowCallRateThreshold(Float slowCallRateThreshold) {
+			this.slowCallRateThreshold = slowCallRateThreshold;
+		}
+
+		public Duration getOpenDuration() {
+			return this.openDuration;
+		}
+
+		public void setOpenDuration(Duration openDuration) {
+			this.openDuration = openDuration;
+		}
+
+		public Duration getOpenDurationMax() {
+			return this.openDurationMax;
+		}
+
+		public void setOpenDurationMax(Duration openDurationMax) {
+			this.openDurationMax = openDurationMax;
+		}
+
+		boolean isEmpty() {
+			return this.slidingWindowSize == null && this.minimumCalls == null && this.failureRateThreshold == null
+					&& this.slowCallDuration == null && this.slowCallRateThreshold == null
+					&& this.openDuration == null && this.openDurationMax == null;
+		}
+
+		void validate(String property, List<Problem> problems) {
+			if (this.slidingWindowSize != null) {
+				requireRange(property + ".sliding-window-size", this.slidingWindowSize, 1, 10_000, problems);
+			}
+			if (this.minimumCalls != null) {
+				requireRange(property + ".minimum-calls", this.minimumCalls, 1, 10_000, problems);
+			}
+			if (this.failureRateThreshold != null) {
+				requireRange(property + ".failure-rate-threshold", this.failureRateThreshold, 1, 100, problems);
+			}
+			if (this.slowCallRateThreshold != null) {
+				requireRange(property + ".slow-call-rate-threshold", this.slowCallRateThreshold, 1, 100, problems);
+			}
+			if (this.slowCallDuration != null) {
+				requirePositive(property + ".slow-call-duration", this.slowCallDuration, problems);
+			}
+			if (this.openDuration != null) {
+				requirePositive(property + ".open-duration", this.openDuration, problems);
+			}
+			if (this.openDurationMax != null) {
+				requirePositive(property + ".open-duration-max", this.openDurationMax, problems);
+			}
+		}
+
+	}
+
+	/** Same-target retries and the retry budget. */
+	public static class Retry {
+
+		/** Attempts per target for one call, the first included; 1 disables same-target retries. */
+		private int maxAttempts = 3;
+
+		/** Backoff before the first retry; each retry doubles it, and full jitter picks a random wait below it. */
+		private Duration backoffBase = Duration.ofMillis(500);
+
+		/** Longest backoff before a retry. */
+		private Duration backoffMax = Duration.ofSeconds(30);
+
+		/** Retries allowed as a share of calls over the budget window (0.1 = 10 %). */
+		private double budgetRatio = 0.1;
+
+		/** Window over which the retry budget counts calls and retries. */
+		private Duration budgetWindow = Duration.ofSeconds(10);
+
+		/** Retries always allowed in a window, whatever the ratio says. */
+		private int budgetMinimum = 3;
+
+		public int getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(int maxAttempts) {
+			this.maxAttempts = maxAttempts;
+		}
+
+		public Duration getBackoffBase() {
+			return this.backoffBase;
+		}
+
+		public void setBackoffBase(Duration backoffBase) {
+			this.backoffBase = backoffBase;
+		}
+
+		public Duration getBackoffMax() {
+			return this.backoffMax;
+		}
+
+		public void setBackoffMax(Duration backoffMax) {
+			this.backoffMax = backoffMax;
+		}
+
+		public double getBudgetRatio() {
+			return this.budgetRatio;
+		}
+
+		public void setBudgetRatio(double budgetRatio) {
+			this.budgetRatio = budgetRatio;
+		}
+
+		public Duration getBudgetWindow() {
+			return this.budgetWindow;
+		}
+
+		public void setBudgetWindow(Duration budgetWindow) {
+			this.budgetWindow = budgetWindow;
+		}
+
+		public int getBudgetMinimum() {
+			return this.budgetMinimum;
+		}
+
+		public void setBudgetMinimum(int budgetMinimum) {
+			this.budgetMinimum = budgetMinimum;
+		}
+
+		void validate(String property, List<Problem> problems) {
+			requireRange(property + ".max-attempts", this.maxAttempts, 1, 10, problems);
+			requireNotNegative(property + ".backoff-base", this.backoffBase, problems);
+			requireNotNegative(property + ".backoff-max", this.backoffMax, problems);
+			if (this.backoffBase != null && this.backoffMax != null && this.backoffMax.compareTo(this.backoffBase) < 0) {
+				problems.add(new Problem(property + ".backoff-max", this.backoffMax.toString(),
+						"must be at least " + property + ".backoff-base (" + this.backoffBase + ")"));
+			}
+			requireRange(property + ".budget-ratio", this.budgetRatio, 0, 1, problems);
+			requirePositive(property + ".budget-window", this.budgetWindow, problems);
+			requireRange(property + ".budget-minimum", this.budgetMinimum, 0, 1_000_000, problems);
+		}
+
+	}
+
+	/** The throttle gate of each quota scope (account/model). */
+	public static class Throttle {
+
+		/** How long a scope stays gated after a rate limit that named no wait. */
+		private Duration defaultWait = Duration.ofSeconds(5);
+
+		/** Longest gate; a longer wait hint is cut to this. */
+		private Duration maxWait = Duration.ofSeconds(300);
+
+		/** A rate limit asking for a longer wait than this is a quota: the account is parked instead. */
+		private Duration quotaThreshold = Duration.ofHours(1);
+
+		public Duration getDefaultWait() {
+			return this.defaultWait;
+		}
+
+		public void setDefaultWait(Duration defaultWait) {
+			this.defaultWait = defaultWait;
+		}
+
+		public Duration getMaxWait() {
+			return this.maxWait;
+		}
+
+		public void setMaxWait(Duration maxWait) {
+			this.maxWait = maxWait;
+		}
+
+		public Duration getQuotaThreshold() {
+			return this.quotaThreshold;
+		}
+
+		public void setQuotaThreshold(Duration quotaThreshold) {
+			this.quotaThreshold = quotaThreshold;
+		}
+
+		void validate(String property, List<Problem> problems) {
+			requirePositive(property + ".default-wait", this.defaultWait, problems);
+			requirePositive(property + ".max-wait", this.maxWait, problems);
+			requirePositive(property + ".quota-threshold", this.quotaThreshold, problems);
+			if (this.defaultWait != null && this.maxWait != null && this.defaultWait.compareTo(this.maxWait) > 0) {
+				problems.add(new Problem(property + ".default-wait", this.defaultWait.toString(),
+						"must not exceed " + property + ".max-wait (" + this.maxWait + ")"));
+			}
+			if (this.maxWait != null && this.quotaThreshold != null && this.quotaThreshold.compareTo(this.maxWait) < 0) {
+				problems.add(new Problem(property + ".quota-threshold", this.quotaThreshold.toString(),
+						"must be at least " + property + ".max-wait (" + this.maxWait + ")"));
+			}
+		}
+
+	}
+
+	/** Accounts parked by a quota answer. */
+	public static class Quota {
+
+		/** How long an account is parked after a quota answer that named no reset time. */
+		private Duration defaultPark = Duration.ofHours(1);
+
+		/** Longest park, whatever the vendor's hint says. */
+		private Duration maxPark = Duration.ofDays(31);
+
+		public Duration getDefaultPark() {
+			return this.defaultPark;
+		}
+
+		public void setDefaultPark(Duration defaultPark) {
+			this.defaultPark = defaultPark;
+		}
+
+		public Duration getMaxPark() {
+			return this.maxPark;
+		}
+
+		public void setMaxPark(Duration maxPark) {
+			this.maxPark = maxPark;
+		}
+
+		void validate(String property, List<Problem> problems) {
+			requirePositive(property + ".default-park", this.defaultPark, problems);
+			requirePositive(property + ".max-park", this.maxPark, problems);
+			if (this.defaultPark != null && this.maxPark != null && this.defaultPark.compareTo(this.maxPark) > 0) {
+				problems.add(new Problem(property + ".default-park", this.defaultPark.toString(),
+						"must not exceed " + property + ".max-park (" + this.maxPark + ")"));
+			}
+		}
+
+	}
+
+	/** Accounts locked by credential errors. */
+	public static class Credential {
+
+		/** Consecutive credential errors that lock an account. */
+		private int lockAfter = 2;
+
+		/** Cool-off of the first lock; each new lock doubles it. */
+		private Duration lockDuration = Duration.ofMinutes(1);
+
+		/** Longest cool-off. */
+		private Duration lockDurationMax = Duration.ofHours(1);
+
+		public int getLockAfter() {
+			return this.lockAfter;
+		}
+
+		public void setLockAfter(int lockAfter) {
+			this.lockAfter = lockAfter;
+		}
+
+		public Duration getLockDuration() {
+			return this.lockDuration;
+		}
+
+		public void setLockDuration(Duration lockDuration) {
+			this.lockDuration = lockDuration;
+		}
+
+		public Duration getLockDurationMax() {
+			return this.lockDurationMax;
+		}
+
+		public void setLockDurationMax(Duration lockDurationMax) {
+			this.lockDurationMax = lockDurationMax;
+		}
+
+		void validate(String property, List<Problem> problems) {
+			requireRange(property + ".lock-after", this.lockAfter, 1, 100, problems);
+			requirePositive(property + ".lock-duration", this.lockDuration, problems);
+			requirePositive(property + ".lock-duration-max", this.lockDurationMax, problems);
+			if (this.lockDuration != null && this.lockDurationMax != null
+					&& this.lockDurationMax.compareTo(this.lockDuration) < 0) {
+				problems.add(new Problem(property + ".lock-duration-max", this.lockDurationMax.toString(),
+						"must be at least " + property + ".lock-duration (" + this.lockDuration + ")"));
+			}
+		}
+
+	}
+
+	/** Time limits of each attempt. */
+	public static class Timeouts {
+
+		/** Longest time one non-streaming attempt may take before it counts as a timeout. */
+		private Duration attempt = Duration.ofSeconds(30);
+
+		public Duration getAttempt() {
+			return this.attempt;
+		}
+
+		public void setAttempt(Duration attempt) {
+			this.attempt = attempt;
+		}
+
+		void validate(String property, List<Problem> problems) {
+			requirePositive(property + ".attempt", this.attempt, problems);
+		}
+
+	}
+
+	/** Per-target time limits; unset values take the llm.resilience.timeouts defaults. */
+	public static class TimeoutOverrides {
+
+		/** Longest time one non-streaming attempt of this target may take. */
+		private Duration attempt;
+
+		public Duration getAttempt() {
+			return this.attempt;
+		}
+
+		public void setAttempt(Duration attempt) {
+			this.attempt = attempt;
+		}
+
+		void validate(String property, List<Problem> problems) {
+			if (this.attempt != null) {
+				requirePositive(property + ".attempt", this.attempt, problems);
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,55 @@
+package io.github.llmresilience.classify;
+
+import java.util.Set;
+
+/**
+ * Cohere: bodies carry only {@code {"message"}}, so the status decides and the message
+ * refines: a trial key's per-minute limit is a throttle, its monthly cap a quota; 402 is
+ * the billing cap; 498 an invalid token.
+ */
+final class CohereClassifier extends VendorClassifier {
+
+	private static final Set<String> REFUSAL_FINISH = Set.of("ERROR_TOXIC", "ERROR_LIMIT_SAFETY");
+
+	private static final String[] SUCCESS_MARKERS = { "ERROR_TOXIC", "ERROR_LIMIT_SAFETY" };
+
+	CohereClassifier(String vendor, ClassifierSettings settings) {
+		super(vendor, settings);
+	}
+
+	@Override
+	protected String[] successMarkers() {
+		return SUCCESS_MARKERS;
+	}
+
+	@Override
+	protected Finding error(int status, ProviderResponse response, Object json) {
+		Object root = LenientJson.unwrapArray(json);
+		String message = LenientJson.text(root, "message");
+		if (status == 498) {
+			return new Finding(Outcome.CREDENTIAL, "invalid_token", true, null, null);
+		}
+		if (status == 400 && (contains(message, "blocked output") || contains(message, "blocked input")
+				|| contains(message, "usage guidelines"))) {
+			return refusal("blocked");
+		}
+		return decide(status, null, null, message);
+	}
+
+	@Override
+	protected Finding successBody(Object json, String body) {
+		return refused(LenientJson.unwrapArray(json)) ? refusal("ERROR_TOXIC") : null;
+	}
+
+	@Override
+	protected Finding streamEvent(String event, Object json, String data) {
+		return (refused(json) || refused(LenientJson.member(json, "delta"))
+				|| refused(LenientJson.member(json, "response"))) ? refusal("ERROR_TOXIC") : null;
+	}
+
+	private static boolean refused(Object root) {
+		String finish = LenientJson.text(root, "finish_reason");
+		return finish != null && REFUSAL_FINISH.contains(finish);
+	}
+
+}

@@ -1,0 +1,192 @@
+package io.github.llmresilience.classify;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Google's Gemini API and Vertex AI: {@code {"error": {"code", "message", "status",
+ * "details": [...]}}}, sometimes wrapped in a JSON array. {@code details[].reason}
+ * ({@code API_KEY_INVALID}), {@code QuotaFailure.violations[].quotaId} ({@code ...PerDay...})
+ * and {@code RetryInfo.retryDelay} say what the status alone cannot. Vertex AI also
+ * serves Claude, whose errors keep Anthropic's shape.
+ */
+final class GoogleClassifier extends VendorClassifier {
+
+	/** The canonical {@code error.status} values. */
+	static final Map<String, Outcome> STATUS_TABLE = Map.ofEntries(Map.entry("INVALID_ARGUMENT", Outcome.REQUEST),
+			Map.entry("OUT_OF_RANGE", Outcome.REQUEST), Map.entry("NOT_FOUND", Outcome.REQUEST),
+			// The project may not use the model here: not entitled, billing or region.
+			Map.entry("FAILED_PRECONDITION", Outcome.CREDENTIAL), Map.entry("UNAUTHENTICATED", Outcome.CREDENTIAL),
+			Map.entry("PERMISSION_DENIED", Outcome.CREDENTIAL), Map.entry("RESOURCE_EXHAUSTED", Outcome.THROTTLED),
+			Map.entry("INTERNAL", Outcome.AVAILABILITY), Map.entry("UNAVAILABLE", Outcome.AVAILABILITY),
+			Map.entry("DEADLINE_EXCEEDED", Outcome.AVAILABILITY), Map.entry("ABORTED", Outcome.AVAILABILITY),
+			Map.entry("UNKNOWN", Outcome.AVAILABILITY), Map.entry("CANCELLED", Outcome.AVAILABILITY));
+
+	/** {@code ErrorInfo.reason} values that outrank the status. */
+	static final Map<String, Outcome> REASON_TABLE = Map.ofEntries(Map.entry("API_KEY_INVALID", Outcome.CREDENTIAL),
+			Map.entry("API_KEY_EXPIRED", Outcome.CREDENTIAL),
+			Map.entry("API_KEY_SERVICE_BLOCKED", Outcome.CREDENTIAL),
+			Map.entry("ACCESS_TOKEN_EXPIRED", Outcome.CREDENTIAL),
+			Map.entry("ACCESS_TOKEN_SCOPE_INSUFFICIENT", Outcome.CREDENTIAL),
+			Map.entry("SERVICE_DISABLED", Outcome.CREDENTIAL), Map.entry("CONSUMER_INVALID", Outcome.CREDENTIAL),
+			Map.entry("BILLING_DISABLED", Outcome.QUOTA), Map.entry("RATE_LIMIT_EXCEEDED", Outcome.THROTTLED));
+
+	private static final Set<String> REFUSAL_FINISH = Set.of("SAFETY", "RECITATION", "BLOCKLIST",
+			"PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION");
+
+	private static final String[] SUCCESS_MARKERS = { "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT",
+			"SPII", "blockReason", "\"error\"", "refusal" };
+
+	private final boolean vertex;
+
+	private final AnthropicClassifier claude;
+
+	GoogleClassifier(String vendor, ClassifierSettings settings) {
+		super(vendor, settings);
+		this.vertex = vendor.startsWith("vertex");
+		this.claude = new AnthropicClassifier(vendor, settings);
+	}
+
+	@Override
+	protected String[] successMarkers() {
+		return SUCCESS_MARKERS;
+	}
+
+	@Override
+	protected Finding error(int status, ProviderResponse response, Object json) {
+		Object root = LenientJson.unwrapArray(json);
+		if (isClaudeShape(root)) {
+			return this.claude.read(status, LenientJson.member(root, "error"));
+		}
+		return read(status, LenientJson.member(root, "error"));
+	}
+
+	@Override
+	protected Finding successBody(Object json, String body) {
+		// streamGenerateContent without SSE answers a JSON array of chunks.
+		List<Object> chunks = (json instanceof List<?> list) ? asObjects(list) : List.of(json);
+		for (Object chunk : chunks) {
+			Finding finding = chunk(chunk);
+			if (finding != null) {
+				return finding;
+			}
+		}
+		return null;
+	}
+
+	@Override
+	protected Finding streamEvent(String event, Object json, String data) {
+		Object root = LenientJson.unwrapArray(json);
+		if (isClaudeShape(root) || "error".equals(event)) {
+			return this.claude.read(200, LenientJson.member(root, "error"));
+		}
+		return chunk(root);
+	}
+
+	private Finding chunk(Object chunk) {
+		if (LenientJson.member(chunk, "error") instanceof Map<?, ?> error) {
+			return read(200, error);
+		}
+		if ("refusal".equals(LenientJson.text(chunk, "stop_reason"))) {
+			return refusal("refusal");
+		}
+		String blockReason = LenientJson.text(chunk, "promptFeedback", "blockReason");
+		if (blockReason != null && !blockReason.isEmpty() && !"BLOCKED_REASON_UNSPECIFIED".equals(blockReason)) {
+			return refusal(blockReason);
+		}
+		List<Object> candidates = LenientJson.array(chunk, "candidates");
+		if (allMatch(candidates, "finishReason", REFUSAL_FINISH)) {
+			return refusal(LenientJson.text(candidates.get(0), "finishReason"));
+		}
+		return null;
+	}
+
+	private Finding read(int status, Object error) {
+		String canonical = LenientJson.text(error, "status");
+		String message = LenientJson.text(error, "message");
+		String reason = null;
+		List<String> quotaIds = new ArrayList<>();
+		Duration retryDelay = null;
+		for (Object detail : LenientJson.array(error, "details")) {
+			String kind = LenientJson.text(detail, "@type");
+			if (kind == null) {
+				continue;
+			}
+			if (kind.endsWith("ErrorInfo")) {
+				reason = firstText(reason, LenientJson.text(detail, "reason"));
+			}
+			else if (kind.endsWith("QuotaFailure")) {
+				for (Object violation : LenientJson.array(detail, "violations")) {
+					String quotaId = firstText(LenientJson.text(violation, "quotaId"),
+							LenientJson.text(violation, "quotaMetric"));
+					if (quotaId != null) {
+						quotaIds.add(quotaId);
+					}
+				}
+			}
+			else if (kind.endsWith("RetryInfo")) {
+				retryDelay = WaitHints.goDuration(LenientJson.text(detail, "retryDelay"));
+			}
+		}
+		String legacyReason = null;
+		for (Object legacy : LenientJson.array(error, "errors")) {
+			legacyReason = firstText(legacyReason, LenientJson.text(legacy, "reason"));
+		}
+		Outcome fromTable = (reason != null) ? REASON_TABLE.get(reason) : null;
+		if (fromTable == null && canonical != null) {
+			fromTable = STATUS_TABLE.get(canonical);
+		}
+		boolean neverClears = false;
+		if (fromTable == Outcome.THROTTLED || (fromTable == null && status == 429)) {
+			fromTable = exhausted(quotaIds, message, legacyReason);
+			neverClears = fromTable == Outcome.QUOTA && contains(message, "limit: 0");
+		}
+		String errorType = firstText(reason, canonical, legacyReason);
+		Finding finding = decide(status, fromTable, errorType, message);
+		if (neverClears) {
+			// "limit: 0" never clears, whatever "Please retry in 20s" says: park for the default.
+			finding = finding.withoutTextHint();
+		}
+		else if (retryDelay != null) {
+			finding = finding.withBodyHint(retryDelay);
+		}
+		return finding;
+	}
+
+	/** What a RESOURCE_EXHAUSTED means: per-minute limit, daily cap, or (Vertex) no capacity. */
+	private Outcome exhausted(List<String> quotaIds, String message, String legacyReason) {
+		for (String quotaId : quotaIds) {
+			if (quotaId.contains("PerDay") || quotaId.contains("per_day")) {
+				return Outcome.QUOTA;
+			}
+		}
+		if (contains(message, "limit: 0")) {
+			return Outcome.QUOTA;
+		}
+		Outcome throttle = refineThrottle(message);
+		if (throttle != Outcome.THROTTLED) {
+			return throttle;
+		}
+		// Vertex AI's dynamic shared quota: the shared pool is out of capacity, not our
+		// project's limit. Another region or provider is the cure.
+		if (this.vertex && quotaIds.isEmpty() && !contains(message, "quota exceeded for")
+				&& (contains(message, "resource exhausted") || "rateLimitExceeded".equals(legacyReason))) {
+			return Outcome.AVAILABILITY;
+		}
+		return Outcome.THROTTLED;
+	}
+
+	private static boolean isClaudeShape(Object root) {
+		return "error".equals(LenientJson.text(root, "type"))
+				&& LenientJson.text(root, "error", "type") != null;
+	}
+
+	@SuppressWarnings("unchecked")
+	private static List<Object> asObjects(List<?> list) {
+		return (List<Object>) list;
+	}
+
+}

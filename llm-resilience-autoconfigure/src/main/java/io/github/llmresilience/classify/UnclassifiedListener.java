@@ -1,0 +1,23 @@
+package io.github.llmresilience.classify;
+
+/**
+ * Told each time a classifier fell back to its default (4xx as {@code REQUEST}, 5xx as
+ * {@code AVAILABILITY}) because the vendor's {@code (status, error type)} pair is not in
+ * its table, so that the table gets maintained.
+ */
+@FunctionalInterface
+public interface UnclassifiedListener {
+
+	/** A listener that ignores everything. */
+	UnclassifiedListener NONE = (vendor, status, errorType) -> {
+	};
+
+	/**
+	 * Called for each defaulted classification. Must be cheap and must not throw.
+	 * @param vendor the vendor id
+	 * @param status the HTTP status, or 0 when there was none (stream event, exception)
+	 * @param errorType the vendor's error type or code, or {@code null} when it gave none
+	 */
+	void unclassified(String vendor, int status, String errorType);
+
+}

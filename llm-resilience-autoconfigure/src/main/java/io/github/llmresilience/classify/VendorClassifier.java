@@ -1,0 +1,385 @@
+package io.github.llmresilience.classify;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The frame every built-in classifier shares: dispatch by kind of answer, scan event
+ * streams, read wait hints, apply the status rules the vendor's table refines, report
+ * defaults, and never throw.
+ *
+ * <p>Subclasses only read their vendor's body shapes into {@link Finding}s.
+ */
+abstract class VendorClassifier implements ProviderErrorClassifier {
+
+	private static final Verdict TIMEOUT = Verdict.of(Outcome.AVAILABILITY, null, "timeout");
+
+	private static final Verdict CONNECTION = Verdict.of(Outcome.AVAILABILITY, null, "connection");
+
+	private static final int MAX_ERROR_TYPE = 64;
+
+	private final String vendor;
+
+	protected final ClassifierSettings settings;
+
+	VendorClassifier(String vendor, ClassifierSettings settings) {
+		this.vendor = vendor;
+		this.settings = settings;
+	}
+
+	@Override
+	public final String vendor() {
+		return this.vendor;
+	}
+
+	@Override
+	public final Verdict classify(ProviderResponse response) {
+		if (response == null) {
+			return CONNECTION;
+		}
+		try {
+			return classifyResponse(response);
+		}
+		catch (RuntimeException | StackOverflowError ex) {
+			// A bug here must not take the call down with it: fall back to the status.
+			int status = response.status();
+			if (status >= 200 && status < 300) {
+				return Verdict.success();
+			}
+			report(status, "classifier_error");
+			return Verdict.of(byStatus(status, null).outcome(), null, "classifier_error");
+		}
+	}
+
+	private Verdict classifyResponse(ProviderResponse response) {
+		switch (response.kind()) {
+			case TIMEOUT:
+				return TIMEOUT;
+			case CONNECTION_FAILURE:
+				return CONNECTION;
+			case STREAM_EVENT:
+				return verdict(response, streamEvent(response.event(), response.body()));
+			default:
+				break;
+		}
+		int status = response.status();
+		if (status >= 200 && status < 300) {
+			if (response.isEventStream()) {
+				for (SseEvents.Event event : SseEvents.parse(response.body())) {
+					Finding finding = streamEvent(event.name(), event.data());
+					if (finding != null) {
+						return verdict(response, finding);
+					}
+				}
+				return Verdict.success();
+			}
+			String body = response.body();
+			if (!containsAny(body, successMarkers())) {
+				return Verdict.success();
+			}
+			return verdict(response, successBody(LenientJson.parse(body), body));
+		}
+		Finding finding = error(status, response, LenientJson.parse(response.body()));
+		return verdict(response, (finding != null) ? finding : byStatus(status, null));
+	}
+
+	private Finding streamEvent(String event, String data) {
+		if (data == null || data.isEmpty() || "[DONE]".equals(data.trim())) {
+			return ("error".equals(event)) ? embeddedError(null, null, null, null) : null;
+		}
+		return streamEvent(event, LenientJson.parse(data), data);
+	}
+
+	// What each vendor reads -------------------------------------------------------------
+
+	/** Substrings that make a 2xx body worth parsing; without them it is a success. */
+	protected abstract String[] successMarkers();
+
+	/**
+	 * Read a 2xx body that contains a marker: a refusal, or an error inside a 200.
+	 * @return the finding, or {@code null} for a success
+	 */
+	protected abstract Finding successBody(Object json, String body);
+
+	/**
+	 * Read one stream event: an error event or a refusal stop.
+	 * @return the finding, or {@code null} for an ordinary event
+	 */
+	protected abstract Finding streamEvent(String event, Object json, String data);
+
+	/**
+	 * Read a non-2xx answer.
+	 * @return the finding, or {@code null} to apply the status rules alone
+	 */
+	protected abstract Finding error(int status, ProviderResponse response, Object json);
+
+	// Shared rules -----------------------------------------------------------------------
+
+	/**
+	 * Apply the status rules on top of the vendor table's reading of the error type.
+	 * @param status the HTTP status (2xx for an error embedded in a success answer)
+	 * @param fromTable the outcome the vendor's table gives the error type, or
+	 * {@code null} when it does not know the type
+	 * @param errorType the vendor's error type or code, or {@code null}
+	 * @param message the vendor's message, used for the text rules and hints
+	 */
+	protected final Finding decide(int status, Outcome fromTable, String errorType, String message) {
+		boolean known = fromTable != null || errorType == null;
+		Outcome outcome;
+		if (status >= 500 || status == 408) {
+			outcome = Outcome.AVAILABILITY;
+		}
+		else if (status == 401) {
+			outcome = Outcome.CREDENTIAL;
+			known = true;
+		}
+		else if (status == 402) {
+			outcome = Outcome.QUOTA;
+			known = true;
+		}
+		else if (status == 429) {
+			outcome = (fromTable == Outcome.QUOTA || fromTable == Outcome.AVAILABILITY
+					|| fromTable == Outcome.REQUEST) ? fromTable : Outcome.THROTTLED;
+			if (fromTable == null && contains(message, "overloaded")) {
+				outcome = Outcome.AVAILABILITY;
+			}
+		}
+		else if (status >= 200 && status < 300) {
+			// An error inside a success answer came from the provider's side.
+			outcome = (fromTable != null) ? fromTable : Outcome.AVAILABILITY;
+			known = fromTable != null;
+		}
+		else if (fromTable != null) {
+			outcome = fromTable;
+		}
+		else {
+			return byStatus(status, errorType).withMessage(message);
+		}
+		if (outcome == Outcome.THROTTLED) {
+			outcome = refineThrottle(message);
+		}
+		return new Finding(outcome, errorType, known, null, message);
+	}
+
+	/** The status rules alone, for a type the vendor's table does not know. */
+	protected static Finding byStatus(int status, String errorType) {
+		Outcome outcome;
+		boolean knownStatus = true;
+		switch (status) {
+			case 400, 404, 405, 413, 415, 422 -> outcome = Outcome.REQUEST;
+			case 401, 403 -> outcome = Outcome.CREDENTIAL;
+			case 402 -> outcome = Outcome.QUOTA;
+			case 408, 409 -> outcome = Outcome.AVAILABILITY;
+			case 429 -> outcome = Outcome.THROTTLED;
+			default -> {
+				if (status >= 500 && status < 600) {
+					outcome = Outcome.AVAILABILITY;
+				}
+				else if (status >= 300 && status < 500) {
+					outcome = Outcome.REQUEST;
+					knownStatus = false;
+				}
+				else {
+					outcome = Outcome.AVAILABILITY;
+					knownStatus = false;
+				}
+			}
+		}
+		return new Finding(outcome, errorType, knownStatus && errorType == null, null, null);
+	}
+
+	/**
+	 * A rate limit that can never clear soon (a daily or monthly cap, a limit of zero) is
+	 * a quota; a request larger than the limit itself can never succeed at all.
+	 */
+	protected static Outcome refineThrottle(String message) {
+		if (message == null) {
+			return Outcome.THROTTLED;
+		}
+		String text = message.toLowerCase(Locale.ROOT);
+		if (exceedsLimitItself(text)) {
+			return Outcome.REQUEST;
+		}
+		if (isLongPeriodCap(text)) {
+			return Outcome.QUOTA;
+		}
+		return Outcome.THROTTLED;
+	}
+
+	private static boolean isLongPeriodCap(String text) {
+		return text.contains("per day") || text.contains("perday") || text.contains("per_day")
+				|| text.contains("(tpd)") || text.contains("(rpd)") || text.contains("daily")
+				|| text.contains("per month") || text.contains("/ month") || text.contains("/month")
+				|| text.contains("monthly") || text.contains("limit: 0,") || text.contains("limit: 0\n")
+				|| text.endsWith("limit: 0");
+	}
+
+	private static boolean exceedsLimitItself(String text) {
+		if (text.contains("request too large")) {
+			return true;
+		}
+		long limit = numberAfter(text, "limit ");
+		long requested = numberAfter(text, "requested ");
+		return limit >= 0 && requested > limit;
+	}
+
+	/** The integer after a word ("Limit 30,000"), or -1. */
+	private static long numberAfter(String text, String word) {
+		int at = text.indexOf(word);
+		if (at < 0) {
+			return -1;
+		}
+		long value = 0;
+		int digits = 0;
+		for (int i = at + word.length(); i < text.length() && digits < 18; i++) {
+			char c = text.charAt(i);
+			if (c >= '0' && c <= '9') {
+				value = value * 10 + (c - '0');
+				digits++;
+			}
+			else if (c != ',' || digits == 0) {
+				break;
+			}
+		}
+		return (digits > 0) ? value : -1;
+	}
+
+	/**
+	 * An error object met inside a 200 answer or a stream, read with the table alone.
+	 */
+	protected final Finding embeddedError(Outcome fromTable, String errorType, String message, Duration bodyHint) {
+		Finding finding = decide(200, fromTable, errorType, message);
+		return (bodyHint != null) ? finding.withBodyHint(bodyHint) : finding;
+	}
+
+	protected static Finding refusal(String errorType) {
+		return new Finding(Outcome.CONTENT_FILTER, errorType, true, null, null);
+	}
+
+	// Assembling the verdict -----------------------------------------------------------
+
+	private Verdict verdict(ProviderResponse response, Finding finding) {
+		if (finding == null) {
+			return Verdict.success();
+		}
+		Outcome outcome = finding.outcome();
+		Duration hint = null;
+		if (outcome != Outcome.SUCCESS && outcome != Outcome.REQUEST && outcome != Outcome.CONTENT_FILTER) {
+			hint = WaitHints.fromHeaders(response, this.settings.clock());
+			if (hint == null) {
+				hint = finding.bodyHint();
+			}
+			if (hint == null && finding.hintText() != null && outcome != Outcome.CREDENTIAL) {
+				hint = WaitHints.fromText(finding.hintText(), this.settings.clock());
+			}
+		}
+		if (outcome == Outcome.THROTTLED && hint != null && hint.compareTo(this.settings.quotaThreshold()) > 0) {
+			outcome = Outcome.QUOTA;
+		}
+		String errorType = sanitize(finding.errorType());
+		if (!finding.known()) {
+			report(response.status(), errorType);
+		}
+		return Verdict.of(outcome, hint, errorType);
+	}
+
+	private void report(int status, String errorType) {
+		try {
+			this.settings.listener().unclassified(this.vendor, status, errorType);
+		}
+		catch (RuntimeException ex) {
+			// A listener's failure is not the call's failure.
+		}
+	}
+
+	/** Error types become metric tags: keep them short and plain. */
+	static String sanitize(String errorType) {
+		if (errorType == null) {
+			return null;
+		}
+		int length = Math.min(errorType.length(), MAX_ERROR_TYPE);
+		StringBuilder clean = new StringBuilder(length);
+		for (int i = 0; i < length; i++) {
+			char c = errorType.charAt(i);
+			boolean plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'
+					|| c == '-' || c == '.' || c == ':' || c == '/';
+			clean.append(plain ? c : '_');
+		}
+		String result = clean.toString().strip();
+		return result.isEmpty() ? null : result;
+	}
+
+	// Small readers shared by the vendors ----------------------------------------------
+
+	protected static boolean contains(String text, String part) {
+		return text != null && text.toLowerCase(Locale.ROOT).contains(part);
+	}
+
+	protected static boolean containsAny(String body, String[] markers) {
+		int end = Math.min(body.length(), LenientJson.MAX_CHARS);
+		for (String marker : markers) {
+			int found = body.indexOf(marker);
+			if (found >= 0 && found < end) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/** The first non-blank of the candidates. */
+	protected static String firstText(String... candidates) {
+		for (String candidate : candidates) {
+			if (candidate != null && !candidate.isBlank()) {
+				return candidate;
+			}
+		}
+		return null;
+	}
+
+	/** Whether every element has the field set to one of the values (and there is one). */
+	protected static boolean allMatch(List<Object> elements, String field, java.util.Set<String> values) {
+		if (elements.isEmpty()) {
+			return false;
+		}
+		for (Object element : elements) {
+			String value = LenientJson.text(element, field);
+			if (value == null || !values.contains(value)) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * A vendor's reading of one answer.
+	 *
+	 * @param outcome the outcome
+	 * @param errorType the vendor's error type or code
+	 * @param known whether the vendor's table knew it (otherwise it is reported)
+	 * @param bodyHint a wait hint from a structured body field, such as Google's
+	 * {@code RetryInfo.retryDelay}
+	 * @param hintText the text to search for a wait hint when no header or field gives
+	 * one, or {@code null} to not search
+	 */
+	protected record Finding(Outcome outcome, String errorType, boolean known, Duration bodyHint, String hintText) {
+
+		Finding withBodyHint(Duration hint) {
+			return new Finding(this.outcome, this.errorType, this.known, hint, this.hintText);
+		}
+
+		Finding withMessage(String message) {
+			return new Finding(this.outcome, this.errorType, this.known, this.bodyHint, message);
+		}
+
+		Finding withOutcome(Outcome outcome) {
+			return new Finding(outcome, this.errorType, this.known, this.bodyHint, this.hintText);
+		}
+
+		Finding withoutTextHint() {
+			return new Finding(this.outcome, this.errorType, this.known, this.bodyHint, null);
+		}
+
+	}
+
+}

@@ -1,0 +1,123 @@
+package io.github.llmresilience.classify;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The classification of one provider answer: its {@link Outcome}, the wait the vendor
+ * asked for (if any) and the vendor's own error type or code (for metrics).
+ *
+ * <p>The wait hint is carried as the vendor gave it: a day is a day. Clamping it to
+ * {@code throttle.max-wait} is the gate's job, not the classifier's.
+ */
+public final class Verdict {
+
+	private static final Verdict[] PLAIN = new Verdict[Outcome.values().length];
+
+	static {
+		for (Outcome outcome : Outcome.values()) {
+			PLAIN[outcome.ordinal()] = new Verdict(outcome, null, null);
+		}
+	}
+
+	private final Outcome outcome;
+
+	private final Duration waitHint;
+
+	private final String errorType;
+
+	private Verdict(Outcome outcome, Duration waitHint, String errorType) {
+		this.outcome = outcome;
+		this.waitHint = waitHint;
+		this.errorType = errorType;
+	}
+
+	/** A verdict without wait hint or error type; shared instances, no allocation. */
+	public static Verdict of(Outcome outcome) {
+		return PLAIN[Objects.requireNonNull(outcome, "outcome").ordinal()];
+	}
+
+	/** The verdict of a successful answer. */
+	public static Verdict success() {
+		return PLAIN[Outcome.SUCCESS.ordinal()];
+	}
+
+	/**
+	 * A verdict with an optional wait hint and error type.
+	 * @param outcome the outcome
+	 * @param waitHint the wait the vendor asked for, or {@code null}; negative values are
+	 * treated as zero
+	 * @param errorType the vendor's error type or code, or {@code null}
+	 * @return the verdict
+	 */
+	public static Verdict of(Outcome outcome, Duration waitHint, String errorType) {
+		Objects.requireNonNull(outcome, "outcome");
+		if (waitHint == null && errorType == null) {
+			return PLAIN[outcome.ordinal()];
+		}
+		return new Verdict(outcome, (waitHint != null && waitHint.isNegative()) ? Duration.ZERO : waitHint,
+				errorType);
+	}
+
+	public Outcome outcome() {
+		return this.outcome;
+	}
+
+	/** Whether the same target may be tried again (within the retry budget). */
+	public boolean retry() {
+		return this.outcome.retry();
+	}
+
+	/** Whether the failure domain's breaker records this as a failure. */
+	public boolean countsAsFailure() {
+		return this.outcome.countsAsFailure();
+	}
+
+	/** Whether the next target of the chain may serve the call instead. */
+	public boolean failover() {
+		return this.outcome.failover();
+	}
+
+	/** The wait the vendor asked for, never negative; empty when it said nothing. */
+	public Optional<Duration> waitHint() {
+		return Optional.ofNullable(this.waitHint);
+	}
+
+	/** The vendor's own error type or code (sanitized, at most 64 characters). */
+	public Optional<String> errorType() {
+		return Optional.ofNullable(this.errorType);
+	}
+
+	/** This verdict with another outcome, keeping hint and error type. */
+	public Verdict withOutcome(Outcome outcome) {
+		return (outcome == this.outcome) ? this : of(outcome, this.waitHint, this.errorType);
+	}
+
+	@Override
+	public boolean equals(Object other) {
+		if (this == other) {
+			return true;
+		}
+		return other instanceof Verdict that && this.outcome == that.outcome
+				&& Objects.equals(this.waitHint, that.waitHint) && Objects.equals(this.errorType, that.errorType);
+	}
+
+	@Override
+	public int hashCode() {
+		return Objects.hash(this.outcome, this.waitHint, this.errorType);
+	}
+
+	@Override
+	public String toString() {
+		StringBuilder text = new StringBuilder(this.outcome.name());
+		if (this.errorType != null) {
+			text.append('(').append(this.errorType).append(')');
+		}
+		if (this.waitHint != null) {
+			text.append(" wait ").append(this.waitHint.toMillis()).append("ms");
+		}
+		return text.toString();
+	}
+
+}

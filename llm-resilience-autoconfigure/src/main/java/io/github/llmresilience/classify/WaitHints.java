@@ -1,0 +1,370 @@
+package io.github.llmresilience.classify;
+
+import java.time.Clock;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
+
+/**
+ * Reads how long a vendor asked us to wait, from every place vendors put it. Every
+ * method returns {@code null} for "no hint" and otherwise a duration in
+ * {@code [0, MAX]}; malformed values are ignored, never thrown.
+ */
+public final class WaitHints {
+
+	/** The longest hint believed; anything longer is cut to this. */
+	public static final Duration MAX = Duration.ofDays(366);
+
+	private static final long MAX_NANOS = Long.MAX_VALUE;
+
+	private static final int MAX_VALUE_LENGTH = 64;
+
+	private static final String[] TEXT_CUES = { "try again in ", "try again after ", "retry in ", "retry after ",
+			"retry-after ", "wait ", "regain access on " };
+
+	private WaitHints() {
+	}
+
+	/**
+	 * The hint in the headers: {@code retry-after-ms}, then {@code retry-after} (seconds
+	 * or an HTTP-date relative to the {@code date} header), then the exhausted dimension's
+	 * {@code x-ratelimit-reset-*} duration, then the exhausted dimension's
+	 * {@code anthropic-ratelimit-*-reset} instant.
+	 * @param response the response
+	 * @param clock the clock for "now" when the response has no {@code date} header
+	 * @return the hint, or {@code null}
+	 */
+	public static Duration fromHeaders(ProviderResponse response, Clock clock) {
+		if (response.headers().isEmpty()) {
+			return null;
+		}
+		Duration hint = milliseconds(response.header("retry-after-ms"));
+		if (hint != null) {
+			return hint;
+		}
+		String retryAfter = response.header("retry-after");
+		if (retryAfter != null) {
+			hint = retryAfter(retryAfter, () -> responseTime(response, clock));
+			if (hint != null) {
+				return hint;
+			}
+		}
+		hint = resetDurations(response);
+		if (hint != null) {
+			return hint;
+		}
+		return resetInstants(response, clock);
+	}
+
+	/**
+	 * Parse a {@code retry-after} value: integer or decimal seconds, or an HTTP-date.
+	 * @param value the header value
+	 * @param now when the response was sent
+	 * @return the hint, or {@code null}
+	 */
+	public static Duration retryAfter(String value, Instant now) {
+		return retryAfter(value, () -> now);
+	}
+
+	private static Duration retryAfter(String value, java.util.function.Supplier<Instant> now) {
+		String trimmed = value.trim();
+		if (trimmed.isEmpty() || trimmed.length() > MAX_VALUE_LENGTH) {
+			return null;
+		}
+		if (Character.isDigit(trimmed.charAt(0)) || trimmed.charAt(0) == '.' || trimmed.charAt(0) == '-') {
+			return seconds(trimmed);
+		}
+		Instant at = httpDate(trimmed);
+		return (at != null) ? between(now.get(), at) : null;
+	}
+
+	/**
+	 * Parse a Go duration ({@code 6m0s}, {@code 2m59.56s}, {@code 20ms}) or a protobuf
+	 * duration ({@code 26s}, {@code 1.5s}).
+	 * @param value the text
+	 * @return the duration, or {@code null} when it is not one
+	 */
+	public static Duration goDuration(String value) {
+		if (value == null) {
+			return null;
+		}
+		String text = value.trim();
+		if (text.isEmpty() || text.length() > MAX_VALUE_LENGTH) {
+			return null;
+		}
+		double totalNanos = 0;
+		int i = 0;
+		boolean any = false;
+		while (i < text.length()) {
+			int numberStart = i;
+			while (i < text.length() && (Character.isDigit(text.charAt(i)) || text.charAt(i) == '.')) {
+				i++;
+			}
+			if (i == numberStart) {
+				return null;
+			}
+			double number;
+			try {
+				number = Double.parseDouble(text.substring(numberStart, i));
+			}
+			catch (NumberFormatException ex) {
+				return null;
+			}
+			int unitStart = i;
+			while (i < text.length() && !Character.isDigit(text.charAt(i)) && text.charAt(i) != '.') {
+				i++;
+			}
+			double unitNanos = switch (text.substring(unitStart, i)) {
+				case "h" -> 3_600e9;
+				case "m" -> 60e9;
+				case "s" -> 1e9;
+				case "ms" -> 1e6;
+				case "us", "\u00b5s", "\u03bcs" -> 1e3;
+				case "ns" -> 1;
+				default -> -1;
+			};
+			if (unitNanos < 0) {
+				return null;
+			}
+			totalNanos += number * unitNanos;
+			any = true;
+		}
+		return any ? nanos(totalNanos) : null;
+	}
+
+	/**
+	 * Find a wait in a human-readable message: "Please try again in 3.89s", "retry after
+	 * 37 seconds", "try again in 9m38.016s", "You will regain access on 2026-09-01 at
+	 * 00:00 UTC".
+	 * @param text the message or body
+	 * @param clock the clock, for messages that name an instant
+	 * @return the hint, or {@code null}
+	 */
+	public static Duration fromText(String text, Clock clock) {
+		if (text == null || text.isEmpty()) {
+			return null;
+		}
+		String lower = text.substring(0, Math.min(text.length(), LenientJson.MAX_CHARS)).toLowerCase(Locale.ROOT);
+		for (String cue : TEXT_CUES) {
+			int at = lower.indexOf(cue);
+			while (at >= 0) {
+				Duration hint = cue.startsWith("regain") ? calendarInstant(lower, at + cue.length(), clock)
+						: spokenDuration(lower, at + cue.length());
+				if (hint != null) {
+					return hint;
+				}
+				at = lower.indexOf(cue, at + cue.length());
+			}
+		}
+		return null;
+	}
+
+	static Duration milliseconds(String value) {
+		if (value == null) {
+			return null;
+		}
+		Double number = number(value);
+		return (number != null) ? nanos(number * 1e6) : null;
+	}
+
+	static Duration seconds(String value) {
+		Double number = number(value);
+		return (number != null) ? nanos(number * 1e9) : null;
+	}
+
+	private static Double number(String value) {
+		String trimmed = value.trim();
+		if (trimmed.isEmpty() || trimmed.length() > MAX_VALUE_LENGTH) {
+			return null;
+		}
+		for (int i = 0; i < trimmed.length(); i++) {
+			char c = trimmed.charAt(i);
+			if (!(Character.isDigit(c) || c == '.' || (i == 0 && c == '-'))) {
+				return null;
+			}
+		}
+		try {
+			double number = Double.parseDouble(trimmed);
+			// A negative wait means "now", never "earlier than now".
+			return (Double.isFinite(number)) ? Math.max(0, number) : null;
+		}
+		catch (NumberFormatException ex) {
+			return null;
+		}
+	}
+
+	private static Duration nanos(double nanos) {
+		if (!(nanos >= 0)) {
+			return Duration.ZERO;
+		}
+		if (nanos >= MAX.toNanos() || nanos >= MAX_NANOS) {
+			return MAX;
+		}
+		return Duration.ofNanos((long) nanos);
+	}
+
+	static Duration between(Instant from, Instant to) {
+		if (from == null || to == null) {
+			return null;
+		}
+		Duration between = Duration.between(from, to);
+		if (between.isNegative()) {
+			return Duration.ZERO;
+		}
+		return (between.compareTo(MAX) > 0) ? MAX : between;
+	}
+
+	static Instant httpDate(String value) {
+		if (value == null || value.length() > MAX_VALUE_LENGTH) {
+			return null;
+		}
+		try {
+			return ZonedDateTime.parse(value.trim(), DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+		}
+		catch (DateTimeException ex) {
+			return null;
+		}
+	}
+
+	static Instant rfc3339(String value) {
+		if (value == null || value.length() > MAX_VALUE_LENGTH) {
+			return null;
+		}
+		try {
+			return OffsetDateTime.parse(value.trim()).toInstant();
+		}
+		catch (DateTimeException ex) {
+			return null;
+		}
+	}
+
+	private static Instant responseTime(ProviderResponse response, Clock clock) {
+		Instant date = httpDate(response.header("date"));
+		return (date != null) ? date : clock.instant();
+	}
+
+	/** The reset of the exhausted {@code x-ratelimit-*} dimension, else the longest. */
+	private static Duration resetDurations(ProviderResponse response) {
+		return longestReset(response, "x-ratelimit-reset-", null, null);
+	}
+
+	/** The reset of the exhausted {@code anthropic-ratelimit-*} dimension, else the latest. */
+	private static Duration resetInstants(ProviderResponse response, Clock clock) {
+		return longestReset(response, "anthropic-ratelimit-", "-reset", clock);
+	}
+
+	private static Duration longestReset(ProviderResponse response, String prefix, String suffix, Clock clock) {
+		Duration exhausted = null;
+		Duration any = null;
+		Instant now = null;
+		for (String name : response.headers().keySet()) {
+			if (!name.regionMatches(true, 0, prefix, 0, prefix.length())
+					|| (suffix != null && !name.regionMatches(true, name.length() - suffix.length(), suffix, 0,
+							suffix.length()))) {
+				continue;
+			}
+			String dimension = name.substring(prefix.length(),
+					name.length() - ((suffix != null) ? suffix.length() : 0));
+			if (dimension.isEmpty()) {
+				continue;
+			}
+			Duration reset;
+			if (clock == null) {
+				reset = goDuration(response.header(name));
+			}
+			else {
+				if (now == null) {
+					now = responseTime(response, clock);
+				}
+				reset = between(now, rfc3339(response.header(name)));
+			}
+			if (reset == null) {
+				continue;
+			}
+			String remainingName = (suffix == null) ? "x-ratelimit-remaining-" + dimension
+					: prefix + dimension + "-remaining";
+			Double remaining = number(String.valueOf(response.header(remainingName)));
+			if (remaining != null && remaining == 0) {
+				exhausted = longer(exhausted, reset);
+			}
+			any = longer(any, reset);
+		}
+		return (exhausted != null) ? exhausted : any;
+	}
+
+	private static Duration longer(Duration a, Duration b) {
+		return (a == null || b.compareTo(a) > 0) ? b : a;
+	}
+
+	private static Duration spokenDuration(String text, int from) {
+		int i = from;
+		while (i < text.length() && text.charAt(i) == ' ') {
+			i++;
+		}
+		int tokenStart = i;
+		while (i < text.length() && isDurationChar(text.charAt(i))) {
+			i++;
+		}
+		String token = text.substring(tokenStart, i);
+		while (token.endsWith(".")) {
+			token = token.substring(0, token.length() - 1);
+		}
+		if (token.isEmpty() || !Character.isDigit(token.charAt(0))) {
+			return null;
+		}
+		Duration go = goDuration(token);
+		if (go != null) {
+			return go;
+		}
+		Double number = number(token);
+		if (number == null) {
+			return null;
+		}
+		while (i < text.length() && text.charAt(i) == ' ') {
+			i++;
+		}
+		int wordStart = i;
+		while (i < text.length() && Character.isLetter(text.charAt(i))) {
+			i++;
+		}
+		double unitNanos = switch (text.substring(wordStart, i)) {
+			case "ms", "millisecond", "milliseconds" -> 1e6;
+			case "s", "sec", "secs", "second", "seconds" -> 1e9;
+			case "m", "min", "mins", "minute", "minutes" -> 60e9;
+			case "h", "hour", "hours" -> 3_600e9;
+			default -> -1;
+		};
+		return (unitNanos > 0) ? nanos(number * unitNanos) : null;
+	}
+
+	private static boolean isDurationChar(char c) {
+		return Character.isDigit(c) || c == '.' || c == 'h' || c == 'm' || c == 's' || c == 'u' || c == 'n'
+				|| c == '\u00b5';
+	}
+
+	/** "2026-09-01 at 00:00 utc", as Anthropic's spend-limit message names its reset. */
+	private static Duration calendarInstant(String text, int from, Clock clock) {
+		int end = Math.min(text.length(), from + 24);
+		String phrase = text.substring(from, end);
+		try {
+			LocalDate date = LocalDate.parse(phrase.substring(0, 10));
+			LocalTime time = LocalTime.MIDNIGHT;
+			if (phrase.startsWith(" at ", 10) && phrase.length() >= 19) {
+				time = LocalTime.parse(phrase.substring(14, 19));
+			}
+			Instant at = date.atTime(time).toInstant(ZoneOffset.UTC);
+			return between(clock.instant(), at);
+		}
+		catch (DateTimeException | IndexOutOfBoundsException ex) {
+			return null;
+		}
+	}
+
+}

@@ -1,0 +1,56 @@
+package io.github.llmresilience.execute;
+
+import io.github.llmresilience.classify.Verdict;
+import io.github.llmresilience.target.Target;
+
+/**
+ * Told what each call does, for metrics. Methods are called on the calling thread and
+ * must be quick; the default does nothing.
+ */
+public interface CallObserver {
+
+	CallObserver NONE = new CallObserver() {
+	};
+
+	/** Why a retry was or was not taken. */
+	enum RetryResult {
+
+		/** The retry was made. */
+		ATTEMPTED,
+
+		/** The retry budget was spent. */
+		BUDGET_EXHAUSTED,
+
+		/** The backoff would have ended after the call's deadline. */
+		DEADLINE,
+
+		/** The target's attempts were used up. */
+		MAX_ATTEMPTS
+
+	}
+
+	/** One attempt ended with this verdict after this many nanoseconds. */
+	default void onAttempt(String chain, Target target, Verdict verdict, long nanos) {
+	}
+
+	/** A retry decision for a retryable verdict. */
+	default void onRetry(String chain, Target target, RetryResult result) {
+	}
+
+	/** Time spent waiting before a retry. */
+	default void onBackoff(String chain, Target target, long nanos) {
+	}
+
+	/** The call was served by the target at this position of the chain (0 is the first). */
+	default void onServed(String chain, Target target, int position, long nanos) {
+	}
+
+	/** No target could serve the call. */
+	default void onUnavailable(String chain, LlmUnavailableException exception, long nanos) {
+	}
+
+	/** The provider rejected the call (a request error or a refusal). */
+	default void onRejected(String chain, Target target, Verdict verdict, long nanos) {
+	}
+
+}

@@ -1,0 +1,61 @@
+package io.github.llmresilience.execute;
+
+import java.time.Duration;
+import java.time.Instant;
+
+import io.github.llmresilience.classify.Outcome;
+import io.github.llmresilience.classify.Verdict;
+
+/**
+ * What happened at one target during a call: an attempt and its verdict, or a skip and
+ * why.
+ *
+ * @param target the target's name
+ * @param attempt the attempt's number on the target (0 for a skip)
+ * @param verdict the attempt's verdict, or {@code null} for a skip
+ * @param skipped why the target was skipped without a request, or {@code null}
+ * @param elapsed how long the attempt took (zero for a skip)
+ * @param availableAt for a skip, when the target may serve again
+ */
+public record ChainStep(String target, int attempt, Verdict verdict, Skip skipped, Duration elapsed,
+		Instant availableAt) {
+
+	/** Why a target was skipped. */
+	public enum Skip {
+
+		/** Its account is parked after a quota answer. */
+		ACCOUNT_PARKED,
+
+		/** Its account is locked after credential errors. */
+		ACCOUNT_LOCKED,
+
+		/** Its quota scope is gated after a rate limit. */
+		SCOPE_GATED,
+
+		/** Its failure domain's breaker is open (or its one trial is in flight). */
+		BREAKER_OPEN,
+
+		/** The call's deadline left no time for it. */
+		DEADLINE
+
+	}
+
+	public boolean isSkip() {
+		return this.skipped != null;
+	}
+
+	/** Whether this step says the target was only rate limited. */
+	public boolean isThrottle() {
+		return this.skipped == Skip.SCOPE_GATED || (this.verdict != null && this.verdict.outcome() == Outcome.THROTTLED);
+	}
+
+	@Override
+	public String toString() {
+		if (this.skipped != null) {
+			return this.target + " skipped (" + this.skipped.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
+					+ ((this.availableAt != null) ? " until " + this.availableAt : "") + ")";
+		}
+		return this.target + " attempt " + this.attempt + ": " + this.verdict;
+	}
+
+}

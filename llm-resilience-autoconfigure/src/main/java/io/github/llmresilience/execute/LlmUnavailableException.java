@@ -1,0 +1,58 @@
+package io.github.llmresilience.execute;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * No target of the chain could serve the call. Carries every step, whether every target
+ * was only rate limited, and the earliest moment a target may serve again: a web layer
+ * answers 503 (429 when all were throttled) with a truthful {@code Retry-After}; a job
+ * worker requeues the job until {@link #retryAfter()} without spending one of its
+ * attempts.
+ */
+public class LlmUnavailableException extends RuntimeException {
+
+	private final String chain;
+
+	private final transient List<ChainStep> steps;
+
+	private final boolean allThrottled;
+
+	private final Instant retryAfter;
+
+	public LlmUnavailableException(String chain, List<ChainStep> steps, boolean allThrottled, Instant retryAfter,
+			String reason, Throwable cause) {
+		super(message(chain, steps, retryAfter, reason), cause, true, false);
+		this.chain = chain;
+		this.steps = List.copyOf(steps);
+		this.allThrottled = allThrottled;
+		this.retryAfter = retryAfter;
+	}
+
+	public String chain() {
+		return this.chain;
+	}
+
+	/** Every attempt and skip, in order. */
+	public List<ChainStep> steps() {
+		return this.steps;
+	}
+
+	/** Whether every target was only rate limited (a 429 is then the honest answer). */
+	public boolean allThrottled() {
+		return this.allThrottled;
+	}
+
+	/** The earliest moment a target of the chain may serve again. */
+	public Instant retryAfter() {
+		return this.retryAfter;
+	}
+
+	private static String message(String chain, List<ChainStep> steps, Instant retryAfter, String reason) {
+		return "No target of chain '" + chain + "' could serve the call" + ((reason != null) ? " (" + reason + ")" : "")
+				+ ": " + steps.stream().map(ChainStep::toString).collect(Collectors.joining("; "))
+				+ "; retry after " + retryAfter;
+	}
+
+}

@@ -1,0 +1,29 @@
+package io.github.llmresilience.web;
+
+import io.github.llmresilience.classify.ProviderResponse;
+import io.github.llmresilience.execute.ErrorExtractor;
+
+import org.springframework.web.client.RestClientResponseException;
+
+/**
+ * Reads a {@link RestClientResponseException} (also thrown by {@code RestTemplate}):
+ * status, headers and body. Transport failures ({@code ResourceAccessException}) are read
+ * from their cause.
+ */
+public final class RestClientErrorExtractor implements ErrorExtractor {
+
+	@Override
+	public ProviderResponse extract(Throwable error) {
+		if (error instanceof RestClientResponseException response) {
+			return ProviderResponse.of(response.getStatusCode().value(), headers(response),
+					response.getResponseBodyAsByteArray());
+		}
+		return null;
+	}
+
+	private static java.util.Map<String, java.util.List<String>> headers(RestClientResponseException response) {
+		org.springframework.http.HttpHeaders headers = response.getResponseHeaders();
+		return (headers != null) ? headers.asMultiValueMap() : java.util.Map.of();
+	}
+
+}

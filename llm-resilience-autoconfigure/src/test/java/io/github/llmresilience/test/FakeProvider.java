@@ -1,0 +1,158 @@
+package io.github.llmresilience.test;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntFunction;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+/**
+ * A real HTTP server on a random loopback port that answers like an LLM provider: each
+ * simulated target is a path prefix ({@code /primary/...}) with its own script of
+ * answers, and every request is counted.
+ */
+public final class FakeProvider implements AutoCloseable {
+
+	static {
+		// Without it the JDK server's separate header and body writes meet the client's
+		// delayed ACK: 40 ms per request.
+		System.setProperty("sun.net.httpserver.nodelay", "true");
+	}
+
+	private final HttpServer server;
+
+	private final ExecutorService executor = Executors.newCachedThreadPool((runnable) -> {
+		Thread thread = new Thread(runnable, "fake-provider");
+		thread.setDaemon(true);
+		return thread;
+	});
+
+	private final Map<String, IntFunction<Reply>> scripts = new ConcurrentHashMap<>();
+
+	private final Map<String, AtomicInteger> requests = new ConcurrentHashMap<>();
+
+	private final Map<String, List<String>> lastHeaders = new ConcurrentHashMap<>();
+
+	private final CountDownLatch released = new CountDownLatch(1);
+
+	public FakeProvider() {
+		try {
+			this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 200);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+		this.server.setExecutor(this.executor);
+		this.server.createContext("/", this::handle);
+		this.server.start();
+	}
+
+	/** One answer: a status, headers and a body, or a hang (no answer at all). */
+	public record Reply(int status, Map<String, String> headers, String body, boolean hangs) {
+
+		public static Reply ok(String body) {
+			return new Reply(200, Map.of("content-type", "application/json"), body, false);
+		}
+
+		public static Reply json(int status, String body) {
+			return new Reply(status, Map.of("content-type", "application/json"), body, false);
+		}
+
+		public static Reply json(int status, Map<String, String> headers, String body) {
+			java.util.Map<String, String> all = new java.util.LinkedHashMap<>(headers);
+			all.putIfAbsent("content-type", "application/json");
+			return new Reply(status, all, body, false);
+		}
+
+		public static Reply hang() {
+			return new Reply(0, Map.of(), "", true);
+		}
+
+	}
+
+	public static final String OPENAI_OK = "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,"
+			+ "\"message\":{\"role\":\"assistant\",\"content\":\"Hello\"},\"finish_reason\":\"stop\"}]}";
+
+	public static final String OPENAI_503 = "{\"error\":{\"message\":\"The server is overloaded\",\"type\":\"server_error\","
+			+ "\"param\":null,\"code\":null}}";
+
+	/** Answer every request of a target with the same reply. */
+	public FakeProvider always(String target, Reply reply) {
+		return script(target, (n) -> reply);
+	}
+
+	/** Answer the n-th request (from 1) of a target as the script says. */
+	public FakeProvider script(String target, IntFunction<Reply> script) {
+		this.scripts.put(target, script);
+		return this;
+	}
+
+	public String baseUrl(String target) {
+		return "http://127.0.0.1:" + this.server.getAddress().getPort() + "/" + target;
+	}
+
+	public int requests(String target) {
+		AtomicInteger count = this.requests.get(target);
+		return (count != null) ? count.get() : 0;
+	}
+
+	public int totalRequests() {
+		return this.requests.values().stream().mapToInt(AtomicInteger::get).sum();
+	}
+
+	public void resetCounts() {
+		this.requests.clear();
+	}
+
+	/** A header of the last request a target received. */
+	public List<String> lastHeader(String target, String name) {
+		return this.lastHeaders.get(target + "|" + name.toLowerCase(java.util.Locale.ROOT));
+	}
+
+	private void handle(HttpExchange exchange) throws IOException {
+		String path = exchange.getRequestURI().getPath();
+		String target = path.substring(1).split("/", 2)[0];
+		int number = this.requests.computeIfAbsent(target, (key) -> new AtomicInteger()).incrementAndGet();
+		exchange.getRequestHeaders()
+			.forEach((name, values) -> this.lastHeaders.put(target + "|" + name.toLowerCase(java.util.Locale.ROOT),
+					values));
+		exchange.getRequestBody().readAllBytes();
+		IntFunction<Reply> script = this.scripts.get(target);
+		Reply reply = (script != null) ? script.apply(number) : Reply.json(404, "{\"error\":\"no script\"}");
+		if (reply.hangs()) {
+			try {
+				this.released.await(60, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			exchange.close();
+			return;
+		}
+		byte[] body = reply.body().getBytes(StandardCharsets.UTF_8);
+		reply.headers().forEach((name, value) -> exchange.getResponseHeaders().add(name, value));
+		exchange.sendResponseHeaders(reply.status(), (body.length == 0) ? -1 : body.length);
+		try (OutputStream out = exchange.getResponseBody()) {
+			out.write(body);
+		}
+	}
+
+	@Override
+	public void close() {
+		this.released.countDown();
+		this.server.stop(0);
+		this.executor.shutdownNow();
+	}
+
+}
