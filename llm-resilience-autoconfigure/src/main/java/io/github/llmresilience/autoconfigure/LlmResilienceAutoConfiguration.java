@@ -25,6 +25,7 @@ import io.github.llmresilience.target.Target;
 import io.github.llmresilience.target.TargetRegistry;
 import io.github.llmresilience.throttle.AccountSettings;
 import io.github.llmresilience.throttle.ThrottleSettings;
+import io.github.llmresilience.timeout.AdaptiveSettings;
 import io.github.llmresilience.web.AnthropicSdkErrorExtractor;
 import io.github.llmresilience.web.OpenAiSdkErrorExtractor;
 import io.github.llmresilience.web.RestClientErrorExtractor;
@@ -130,7 +131,7 @@ public final class LlmResilienceAutoConfiguration {
 			.accounts(new AccountSettings(properties.getQuota().getDefaultPark(), properties.getQuota().getMaxPark(),
 					properties.getCredential().getLockAfter(), properties.getCredential().getLockDuration(),
 					properties.getCredential().getLockDurationMax()))
-			.timeouts(new TimeoutSettings(properties.getTimeouts().getAttempt()))
+			.timeouts(timeouts(properties.getTimeouts()))
 			.classifiers(classifiers)
 			.extractors(extractors)
 			.observer(CompositeCallObserver.of(allObservers))
@@ -140,7 +141,8 @@ public final class LlmResilienceAutoConfiguration {
 		properties.getTargets().forEach((name, target) -> {
 			BreakerSettings breaker = target.getBreaker().isEmpty() ? null
 					: breaker(properties.getBreaker(), target.getBreaker());
-			options.put(name, new LlmResilience.TargetOptions(breaker, target.getTimeouts().getAttempt()));
+			options.put(name, new LlmResilience.TargetOptions(breaker, target.getTimeouts().getAttempt(),
+					target.getTimeouts().getFirstToken(), target.getTimeouts().getStall()));
 		});
 		registry.targets().values().forEach((target) -> builder.target(target,
 				options.getOrDefault(target.name(), LlmResilience.TargetOptions.DEFAULTS)));
@@ -168,6 +170,13 @@ public final class LlmResilienceAutoConfiguration {
 				(o.getOpenDuration() != null) ? o.getOpenDuration() : defaults.getOpenDuration(),
 				(o.getOpenDurationMax() != null) ? o.getOpenDurationMax() : defaults.getOpenDurationMax(),
 				defaults.getHalfOpenCalls());
+	}
+
+	static TimeoutSettings timeouts(LlmResilienceProperties.Timeouts timeouts) {
+		LlmResilienceProperties.Adaptive adaptive = timeouts.getAdaptive();
+		return new TimeoutSettings(timeouts.getAttempt(), timeouts.getFirstToken(), timeouts.getStall(),
+				new AdaptiveSettings(adaptive.isEnabled(), adaptive.getMinSamples(), adaptive.getMultiplier(),
+						adaptive.getFloor()));
 	}
 
 	static RetrySettings retry(LlmResilienceProperties.Retry retry) {

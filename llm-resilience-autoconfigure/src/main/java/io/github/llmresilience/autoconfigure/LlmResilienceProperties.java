@@ -759,6 +759,14 @@ public class LlmResilienceProperties implements InitializingBean {
 		/** Longest time one non-streaming attempt may take before it counts as a timeout. */
 		private Duration attempt = Duration.ofSeconds(30);
 
+		/** Longest time a streaming attempt may take to its first element; past it the next target is tried. */
+		private Duration firstToken = Duration.ofSeconds(5);
+
+		/** Longest gap between two elements of a stream after the first; a stream's total length is not limited. */
+		private Duration stall = Duration.ofSeconds(10);
+
+		private final Adaptive adaptive = new Adaptive();
+
 		public Duration getAttempt() {
 			return this.attempt;
 		}
@@ -767,8 +775,86 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.attempt = attempt;
 		}
 
+		public Duration getFirstToken() {
+			return this.firstToken;
+		}
+
+		public void setFirstToken(Duration firstToken) {
+			this.firstToken = firstToken;
+		}
+
+		public Duration getStall() {
+			return this.stall;
+		}
+
+		public void setStall(Duration stall) {
+			this.stall = stall;
+		}
+
+		public Adaptive getAdaptive() {
+			return this.adaptive;
+		}
+
 		void validate(String property, List<Problem> problems) {
 			requirePositive(property + ".attempt", this.attempt, problems);
+			requirePositive(property + ".first-token", this.firstToken, problems);
+			requirePositive(property + ".stall", this.stall, problems);
+			this.adaptive.validate(property + ".adaptive", problems);
+		}
+
+	}
+
+	/** Timeouts that follow each target's measured latency. */
+	public static class Adaptive {
+
+		/** Whether attempt and first-token timeouts follow measured latency once enough calls are recorded. */
+		private boolean enabled = true;
+
+		/** Successful calls of a target needed before its measured latency sets its timeouts. */
+		private int minSamples = 200;
+
+		/** How far above the measured p99 a timeout sits: timeout = clamp(multiplier x p99, floor, configured). */
+		private double multiplier = 3.0;
+
+		/** Shortest timeout measurement may set; the configured timeout is always the longest. */
+		private Duration floor = Duration.ofSeconds(1);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public int getMinSamples() {
+			return this.minSamples;
+		}
+
+		public void setMinSamples(int minSamples) {
+			this.minSamples = minSamples;
+		}
+
+		public double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(double multiplier) {
+			this.multiplier = multiplier;
+		}
+
+		public Duration getFloor() {
+			return this.floor;
+		}
+
+		public void setFloor(Duration floor) {
+			this.floor = floor;
+		}
+
+		void validate(String property, List<Problem> problems) {
+			requireRange(property + ".min-samples", this.minSamples, 1, 1_000_000, problems);
+			requireRange(property + ".multiplier", this.multiplier, 1, 100, problems);
+			requirePositive(property + ".floor", this.floor, problems);
 		}
 
 	}
@@ -779,6 +865,12 @@ public class LlmResilienceProperties implements InitializingBean {
 		/** Longest time one non-streaming attempt of this target may take. */
 		private Duration attempt;
 
+		/** Longest time a streaming attempt of this target may take to its first element. */
+		private Duration firstToken;
+
+		/** Longest gap between two elements of this target's streams. */
+		private Duration stall;
+
 		public Duration getAttempt() {
 			return this.attempt;
 		}
@@ -787,9 +879,31 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.attempt = attempt;
 		}
 
+		public Duration getFirstToken() {
+			return this.firstToken;
+		}
+
+		public void setFirstToken(Duration firstToken) {
+			this.firstToken = firstToken;
+		}
+
+		public Duration getStall() {
+			return this.stall;
+		}
+
+		public void setStall(Duration stall) {
+			this.stall = stall;
+		}
+
 		void validate(String property, List<Problem> problems) {
 			if (this.attempt != null) {
 				requirePositive(property + ".attempt", this.attempt, problems);
+			}
+			if (this.firstToken != null) {
+				requirePositive(property + ".first-token", this.firstToken, problems);
+			}
+			if (this.stall != null) {
+				requirePositive(property + ".stall", this.stall, problems);
 			}
 		}
 

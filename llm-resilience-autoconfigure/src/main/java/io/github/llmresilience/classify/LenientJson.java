@@ -15,11 +15,13 @@ import java.util.Map;
  * <p>A full JSON library would reject a truncated body outright; a classifier wants the
  * {@code error.type} it already saw.
  */
-final class LenientJson {
+public final class LenientJson {
 
-	static final int MAX_CHARS = 64 * 1024;
+	/** Characters read at most. */
+	public static final int MAX_CHARS = 64 * 1024;
 
-	static final int MAX_DEPTH = 24;
+	/** Nesting levels read at most. */
+	public static final int MAX_DEPTH = 24;
 
 	private final String text;
 
@@ -40,7 +42,7 @@ final class LenientJson {
 	 * @param text the body
 	 * @return a map or list, or {@code null} when the text does not start with one
 	 */
-	static Object parse(String text) {
+	public static Object parse(String text) {
 		if (text == null) {
 			return null;
 		}
@@ -232,12 +234,12 @@ final class LenientJson {
 	// Navigation over the tree; every method accepts any node, including null.
 
 	/** The member {@code key} of an object node, or {@code null}. */
-	static Object member(Object node, String key) {
+	public static Object member(Object node, String key) {
 		return (node instanceof Map<?, ?> map) ? map.get(key) : null;
 	}
 
 	/** The node at a path of object members, or {@code null}. */
-	static Object at(Object node, String... path) {
+	public static Object at(Object node, String... path) {
 		Object current = node;
 		for (String key : path) {
 			current = member(current, key);
@@ -249,7 +251,7 @@ final class LenientJson {
 	}
 
 	/** The text of a string, number or boolean node at a path, or {@code null}. */
-	static String text(Object node, String... path) {
+	public static String text(Object node, String... path) {
 		Object value = at(node, path);
 		if (value instanceof String string) {
 			return string;
@@ -262,13 +264,13 @@ final class LenientJson {
 
 	/** The elements of an array node at a path; empty when absent. */
 	@SuppressWarnings("unchecked")
-	static List<Object> array(Object node, String... path) {
+	public static List<Object> array(Object node, String... path) {
 		Object value = at(node, path);
 		return (value instanceof List<?> list) ? (List<Object>) list : Collections.emptyList();
 	}
 
 	/** Unwrap a body that is a JSON array around the real envelope (Vertex AI does this). */
-	static Object unwrapArray(Object node) {
+	public static Object unwrapArray(Object node) {
 		if (node instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof Map<?, ?>) {
 			return list.get(0);
 		}

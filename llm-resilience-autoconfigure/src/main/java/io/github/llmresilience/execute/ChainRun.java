@@ -44,6 +44,8 @@ final class ChainRun {
 
 	private final Attempt.CallId callId;
 
+	private final boolean streaming;
+
 	private int index = -1;
 
 	private int targetAttempts;
@@ -61,6 +63,15 @@ final class ChainRun {
 	private RuntimeException stopError;
 
 	ChainRun(LlmResilience engine, String chain, TargetRuntime[] targets, CallOptions options) {
+		this(engine, chain, targets, options, false);
+	}
+
+	/**
+	 * @param streaming whether attempts are streams: timed to their first element, their
+	 * latency recorded as time to first token
+	 */
+	ChainRun(LlmResilience engine, String chain, TargetRuntime[] targets, CallOptions options, boolean streaming) {
+		this.streaming = streaming;
 		this.engine = engine;
 		this.chain = chain;
 		this.targets = targets;
@@ -122,7 +133,7 @@ final class ChainRun {
 	 */
 	Attempt begin(TargetRuntime target) {
 		long now = this.engine.nanoTime();
-		Duration timeout = target.attemptTimeout();
+		Duration timeout = this.streaming ? target.firstTokenTimeout().current() : target.attemptTimeout().current();
 		Duration timeLeft = null;
 		if (this.deadlineNanos != Long.MAX_VALUE) {
 			long left = this.deadlineNanos - now;
@@ -145,8 +156,12 @@ final class ChainRun {
 				this.callId);
 	}
 
-	/** The attempt answered: record the success. */
+	/**
+	 * The attempt answered: record the success.
+	 * @param nanos the attempt's latency; for a stream, its time to the first element
+	 */
 	void succeeded(TargetRuntime target, long nanos) {
+		(this.streaming ? target.firstTokenTimeout() : target.attemptTimeout()).record(nanos);
 		target.breaker().onSuccess(nanos);
 		this.engine.accounts().success(target.account());
 		CallObserver observer = this.engine.observer();
@@ -196,6 +211,36 @@ final class ChainRun {
 		}
 		this.stopError = new LlmRejectedException(this.chain, target.name(), verdict, error);
 		return Next.STOP;
+	}
+
+	/**
+	 * A stream failed after its first element reached the subscriber: record it as
+	 * {@code STREAM_INTERRUPTED} (a refusal stays a refusal), never restart it.
+	 * @return the error for the subscriber
+	 */
+	RuntimeException interrupted(TargetRuntime target, Throwable error, long received, long nanos) {
+		Verdict cause = classify(target, error);
+		this.lastError = error;
+		CallObserver observer = this.engine.observer();
+		if (cause.outcome() == Outcome.SUCCESS) {
+			// The provider streamed; the subscriber's own code failed.
+			target.breaker().onSuccess(nanos);
+			return (error instanceof RuntimeException runtime) ? runtime
+					: new java.util.concurrent.CompletionException(error);
+		}
+		if (cause.outcome().isCallersFault()) {
+			this.engine.record(target, cause, error, nanos);
+			observer.onAttempt(this.chain, target.target(), cause, nanos);
+			observer.onRejected(this.chain, target.target(), cause, this.engine.nanoTime() - this.startNanos);
+			return new LlmRejectedException(this.chain, target.name(), cause, error);
+		}
+		Verdict interrupted = Verdict.of(Outcome.STREAM_INTERRUPTED, cause.waitHint().orElse(null),
+				cause.errorType().orElse(null));
+		target.breaker().onFailure(nanos, interrupted, error);
+		this.engine.sideEffects(target, cause);
+		step(new ChainStep(target.name(), this.targetAttempts, interrupted, null, Duration.ofNanos(nanos), null));
+		observer.onAttempt(this.chain, target.target(), interrupted, nanos);
+		return new LlmStreamInterruptedException(this.chain, target.name(), received, interrupted, cause, error);
 	}
 
 	private RetryResult retry(TargetRuntime target, Verdict verdict) {

@@ -38,7 +38,9 @@ import io.github.llmresilience.throttle.AccountSettings;
 import io.github.llmresilience.throttle.Accounts;
 import io.github.llmresilience.throttle.ThrottleGate;
 import io.github.llmresilience.throttle.ThrottleSettings;
+import io.github.llmresilience.timeout.MeasuredTimeout;
 import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -121,11 +123,14 @@ public final class LlmResilience {
 			String domain = failureDomain(target, builder.failureDomain);
 			Breaker breaker = this.breakers.forDomain(domain, breakerSettings,
 					(error) -> classifyError(classifier, error));
-			byName.put(target.name(),
-					new TargetRuntime(target, classifier, breaker, this.gate.scope(target.quotaScope()),
-							this.accounts.account(target.account()), RetryBudget.of(builder.clock, builder.retry),
-							(options.attemptTimeout() != null) ? options.attemptTimeout()
-									: builder.timeouts.attempt()));
+			TimeoutSettings timeouts = builder.timeouts;
+			byName.put(target.name(), new TargetRuntime(target, classifier, breaker,
+					this.gate.scope(target.quotaScope()), this.accounts.account(target.account()),
+					RetryBudget.of(builder.clock, builder.retry),
+					new MeasuredTimeout(orDefault(options.attemptTimeout(), timeouts.attempt()), timeouts.adaptive()),
+					new MeasuredTimeout(orDefault(options.firstTokenTimeout(), timeouts.firstToken()),
+							timeouts.adaptive()),
+					orDefault(options.stallTimeout(), timeouts.stall())));
 		}
 		this.runtimes = Collections.unmodifiableMap(byName);
 		Map<String, TargetRuntime[]> singles = new LinkedHashMap<>();
@@ -239,6 +244,103 @@ public final class LlmResilience {
 		}));
 	}
 
+	// Streaming -------------------------------------------------------------------------
+
+	/** Run a streaming call through a chain. */
+	public <T> Flux<T> stream(String chain, StreamingTargetCall<T> call) {
+		return stream(chain, CallOptions.NONE, call);
+	}
+
+	/**
+	 * Run a streaming call through a chain. Until the first element reaches the
+	 * subscriber, the call is handled like a non-streaming one (skips, retries, failover,
+	 * the deadline), with the target's first-token timeout as the attempt's limit. After
+	 * it, the stream may run as long as elements keep coming within the stall timeout; a
+	 * failure then ends the Flux with {@link LlmStreamInterruptedException} and is never
+	 * restarted on another target. Cancelling is neither a success nor a failure.
+	 */
+	public <T> Flux<T> stream(String chain, CallOptions options, StreamingTargetCall<T> call) {
+		Objects.requireNonNull(chain, "chain");
+		Objects.requireNonNull(options, "options");
+		Objects.requireNonNull(call, "call");
+		return Flux.defer(() -> nextStream(new ChainRun(this, chain, resolve(chain), options, true), call));
+	}
+
+	private <T> Flux<T> nextStream(ChainRun run, StreamingTargetCall<T> call) {
+		TargetRuntime target = run.nextTarget();
+		return (target != null) ? streamAttempt(run, target, call) : Flux.error(run.unavailable(null));
+	}
+
+	private <T> Flux<T> streamAttempt(ChainRun run, TargetRuntime target, StreamingTargetCall<T> call) {
+		Attempt attempt = run.begin(target);
+		if (attempt == null) {
+			return Flux.error(run.unavailable("deadline exceeded"));
+		}
+		long start = this.nanoTime.getAsLong();
+		StreamProgress progress = new StreamProgress();
+		Flux<T> source;
+		try {
+			source = Objects.requireNonNull(call.call(attempt), "StreamingTargetCall returned null");
+		}
+		catch (RuntimeException ex) {
+			source = Flux.error(ex);
+		}
+		Duration stall = target.stall();
+		return source
+			.timeout(Mono.delay(attempt.timeout(), this.scheduler), (item) -> Mono.delay(stall, this.scheduler))
+			.doOnNext((item) -> {
+				if (progress.received++ == 0) {
+					progress.firstNanos = this.nanoTime.getAsLong() - start;
+				}
+			})
+			.doOnCancel(() -> {
+				if (attempt.settled.compareAndSet(0, 2)) {
+					run.abandoned(target);
+				}
+			})
+			.doOnComplete(() -> {
+				if (attempt.settled.compareAndSet(0, 1)) {
+					run.succeeded(target,
+							(progress.received > 0) ? progress.firstNanos : this.nanoTime.getAsLong() - start);
+				}
+			})
+			.onErrorResume((error) -> {
+				if (!attempt.settled.compareAndSet(0, 1)) {
+					return Flux.error(error);
+				}
+				long nanos = this.nanoTime.getAsLong() - start;
+				if (progress.received > 0) {
+					return Flux.error(run.interrupted(target, error, progress.received, nanos));
+				}
+				return switch (run.failed(target, error, nanos)) {
+					case RETRY -> retryStreamAfterBackoff(run, target, call);
+					case NEXT_TARGET -> nextStream(run, call);
+					case STOP -> Flux.error(run.stopError());
+				};
+			});
+	}
+
+	private <T> Flux<T> retryStreamAfterBackoff(ChainRun run, TargetRuntime target, StreamingTargetCall<T> call) {
+		long delay = run.delayNanos();
+		return Mono.delay(Duration.ofNanos(delay), this.scheduler).thenMany(Flux.defer(() -> {
+			this.observer.onBackoff(run.chain(), target.target(), delay);
+			if (!target.breaker().tryAcquire()) {
+				TargetRuntime next = run.breakerRefusedRetry(target);
+				return (next != null) ? streamAttempt(run, next, call) : Flux.<T>error(run.unavailable(null));
+			}
+			return streamAttempt(run, target, call);
+		}));
+	}
+
+	/** How far one streaming attempt got; touched only by its serialized signals. */
+	private static final class StreamProgress {
+
+		long received;
+
+		long firstNanos;
+
+	}
+
 	// Blocking --------------------------------------------------------------------------
 
 	/** Run a blocking call through a chain on the calling thread. */
@@ -350,6 +452,11 @@ public final class LlmResilience {
 	/** Record a failure's verdict where it belongs: breaker, gate, account. */
 	void record(TargetRuntime target, Verdict verdict, Throwable error, long nanos) {
 		target.breaker().onFailure(nanos, verdict, error);
+		sideEffects(target, verdict);
+	}
+
+	/** Gate the scope, park or lock the account, as the verdict says. */
+	void sideEffects(TargetRuntime target, Verdict verdict) {
 		String type = verdict.errorType().orElse(null);
 		switch (verdict.outcome()) {
 			case THROTTLED -> this.gate.close(target.scope(), verdict.waitHint().orElse(null), type);
@@ -436,6 +543,16 @@ public final class LlmResilience {
 
 	public Accounts accounts() {
 		return this.accounts;
+	}
+
+	/** A target's attempt timeout: configured, or measured from its successful calls. */
+	public MeasuredTimeout.Snapshot attemptTimeout(String target) {
+		return runtime(target).attemptTimeout().snapshot();
+	}
+
+	/** A target's time-to-first-token limit: configured, or measured from its streams. */
+	public MeasuredTimeout.Snapshot firstTokenTimeout(String target) {
+		return runtime(target).firstTokenTimeout().snapshot();
 	}
 
 	/** The retry budget of a target. */
@@ -542,15 +659,26 @@ public final class LlmResilience {
 		};
 	}
 
-	/**
-	 * Per-target settings that differ from the defaults.
-	 *
-	 * @param breaker the breaker settings of the target's failure domain, or {@code null}
-	 * @param attemptTimeout the attempt timeout, or {@code null}
-	 */
-	public record TargetOptions(BreakerSettings breaker, Duration attemptTimeout) {
+	private static Duration orDefault(Duration value, Duration fallback) {
+		return (value != null) ? value : fallback;
+	}
 
-		public static final TargetOptions DEFAULTS = new TargetOptions(null, null);
+	/**
+	 * Per-target settings that differ from the defaults; {@code null} takes the default.
+	 *
+	 * @param breaker the breaker settings of the target's failure domain
+	 * @param attemptTimeout the attempt timeout
+	 * @param firstTokenTimeout the time allowed to a stream's first element
+	 * @param stallTimeout the longest gap between a stream's elements
+	 */
+	public record TargetOptions(BreakerSettings breaker, Duration attemptTimeout, Duration firstTokenTimeout,
+			Duration stallTimeout) {
+
+		public static final TargetOptions DEFAULTS = new TargetOptions(null, null, null, null);
+
+		public TargetOptions(BreakerSettings breaker, Duration attemptTimeout) {
+			this(breaker, attemptTimeout, null, null);
+		}
 
 	}
 

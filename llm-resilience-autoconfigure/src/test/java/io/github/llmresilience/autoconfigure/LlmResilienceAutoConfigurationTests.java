@@ -1,6 +1,7 @@
 package io.github.llmresilience.autoconfigure;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 
@@ -201,6 +202,38 @@ class LlmResilienceAutoConfigurationTests {
 			.run((context) -> assertThat(
 					context.getBean(LlmResilience.class).breaker("secondary").settings().minimumCalls())
 				.isEqualTo(3));
+	}
+
+	@Test
+	void whenATargetOverridesItsStreamTimeoutsItsRuntimeUsesThem() {
+		this.runner.withPropertyValues("llm.resilience.targets.secondary.timeouts.first-token=2s",
+				"llm.resilience.timeouts.adaptive.enabled=false")
+			.run((context) -> {
+				LlmResilience resilience = context.getBean(LlmResilience.class);
+				assertThat(resilience.firstTokenTimeout("secondary").current()).isEqualTo(Duration.ofSeconds(2));
+				assertThat(resilience.firstTokenTimeout("primary").current()).isEqualTo(Duration.ofSeconds(5));
+				assertThat(resilience.attemptTimeout("primary").current()).isEqualTo(Duration.ofSeconds(30));
+			});
+	}
+
+	@Test
+	void whenTheAdaptiveMultiplierIsOutOfRangeStartupFailsNamingTheRange() {
+		this.runner.withPropertyValues("llm.resilience.timeouts.adaptive.multiplier=0.5").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(analyze(context.getStartupFailure()).getDescription())
+				.contains("Property: llm.resilience.timeouts.adaptive.multiplier")
+				.contains("must be between 1 and 100");
+		});
+	}
+
+	@Test
+	void whenTheStallTimeoutIsZeroStartupFailsNamingTheProperty() {
+		this.runner.withPropertyValues("llm.resilience.timeouts.stall=0s").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(analyze(context.getStartupFailure()).getDescription())
+				.contains("Property: llm.resilience.timeouts.stall")
+				.contains("must be a positive duration");
+		});
 	}
 
 	@Test

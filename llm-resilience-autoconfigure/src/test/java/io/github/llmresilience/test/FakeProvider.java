@@ -59,27 +59,62 @@ public final class FakeProvider implements AutoCloseable {
 	}
 
 	/** One answer: a status, headers and a body, or a hang (no answer at all). */
-	public record Reply(int status, Map<String, String> headers, String body, boolean hangs) {
+	public record Reply(int status, Map<String, String> headers, String body, boolean hangs, Stream stream) {
 
 		public static Reply ok(String body) {
-			return new Reply(200, Map.of("content-type", "application/json"), body, false);
+			return new Reply(200, Map.of("content-type", "application/json"), body, false, null);
 		}
 
 		public static Reply json(int status, String body) {
-			return new Reply(status, Map.of("content-type", "application/json"), body, false);
+			return new Reply(status, Map.of("content-type", "application/json"), body, false, null);
 		}
 
 		public static Reply json(int status, Map<String, String> headers, String body) {
 			java.util.Map<String, String> all = new java.util.LinkedHashMap<>(headers);
 			all.putIfAbsent("content-type", "application/json");
-			return new Reply(status, all, body, false);
+			return new Reply(status, all, body, false, null);
 		}
 
 		public static Reply hang() {
-			return new Reply(0, Map.of(), "", true);
+			return new Reply(0, Map.of(), "", true, null);
+		}
+
+		/** A 200 event stream whose frames are written as the test sends them. */
+		public static Reply stream(Stream stream) {
+			return new Reply(200, Map.of("content-type", "text/event-stream"), "", false, stream);
 		}
 
 	}
+
+	/**
+	 * The frames of one streamed answer, written to the client as the test hands them
+	 * over: a stream stalls simply by not being sent more.
+	 */
+	public static final class Stream {
+
+		private static final String END = "\u0000end";
+
+		private final java.util.concurrent.BlockingQueue<String> frames = new java.util.concurrent.LinkedBlockingQueue<>();
+
+		/** Send one raw SSE frame, such as {@code "data: {...}\n\n"}. */
+		public Stream send(String frame) {
+			this.frames.add(frame);
+			return this;
+		}
+
+		/** End the response. */
+		public Stream end() {
+			this.frames.add(END);
+			return this;
+		}
+
+		String take() throws InterruptedException {
+			return this.frames.poll(60, TimeUnit.SECONDS);
+		}
+
+	}
+
+	private final List<Stream> streams = new java.util.concurrent.CopyOnWriteArrayList<>();
 
 	public static final String OPENAI_OK = "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,"
 			+ "\"message\":{\"role\":\"assistant\",\"content\":\"Hello\"},\"finish_reason\":\"stop\"}]}";
@@ -130,6 +165,28 @@ public final class FakeProvider implements AutoCloseable {
 		exchange.getRequestBody().readAllBytes();
 		IntFunction<Reply> script = this.scripts.get(target);
 		Reply reply = (script != null) ? script.apply(number) : Reply.json(404, "{\"error\":\"no script\"}");
+		if (reply.stream() != null) {
+			this.streams.add(reply.stream());
+			reply.headers().forEach((name, value) -> exchange.getResponseHeaders().add(name, value));
+			exchange.sendResponseHeaders(200, 0);
+			try (OutputStream out = exchange.getResponseBody()) {
+				while (true) {
+					String frame = reply.stream().take();
+					if (frame == null || frame.equals(Stream.END)) {
+						break;
+					}
+					out.write(frame.getBytes(StandardCharsets.UTF_8));
+					out.flush();
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			catch (IOException ex) {
+				// The client went away (cancelled or timed out): nothing more to send.
+			}
+			return;
+		}
 		if (reply.hangs()) {
 			try {
 				this.released.await(60, TimeUnit.SECONDS);
@@ -151,6 +208,7 @@ public final class FakeProvider implements AutoCloseable {
 	@Override
 	public void close() {
 		this.released.countDown();
+		this.streams.forEach(Stream::end);
 		this.server.stop(0);
 		this.executor.shutdownNow();
 	}

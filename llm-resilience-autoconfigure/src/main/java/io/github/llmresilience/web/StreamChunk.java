@@ -1,0 +1,16 @@
+package io.github.llmresilience.web;
+
+/**
+ * One piece of a streamed answer.
+ *
+ * @param text the text this piece adds (may be empty)
+ * @param finishReason why the answer ended ({@code stop}, {@code length}, {@code end_turn},
+ * ...), on the last piece only; otherwise {@code null}
+ */
+public record StreamChunk(String text, String finishReason) {
+
+	public boolean isLast() {
+		return this.finishReason != null;
+	}
+
+}
