@@ -91,7 +91,15 @@ public final class Breakers {
 		CircuitBreaker circuitBreaker = this.registry.circuitBreaker(domain, config);
 		Breaker breaker = new Breaker(domain, circuitBreaker, settings, this.clock);
 		circuitBreaker.getEventPublisher().onStateTransition((event) -> onTransition(breaker, event));
+		// A reset is no state transition in Resilience4j, but it is a change: it closes the
+		// breaker, clears its window and starts the open duration over.
+		circuitBreaker.getEventPublisher().onReset((event) -> onReset(breaker));
 		return breaker;
+	}
+
+	private void onReset(Breaker breaker) {
+		breaker.closed();
+		this.events.publish(StateChange.Kind.BREAKER_RESET, breaker.domain(), "window cleared", null);
 	}
 
 	private void onTransition(Breaker breaker, CircuitBreakerOnStateTransitionEvent event) {

@@ -1,0 +1,224 @@
+package io.github.llmresilience.actuate;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+
+import io.github.llmresilience.breaker.Breaker;
+import io.github.llmresilience.classify.RecentUnclassified;
+import io.github.llmresilience.event.RecentStateChanges;
+import io.github.llmresilience.event.StateChange;
+import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.target.Target;
+import io.github.llmresilience.throttle.Accounts;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+/**
+ * The {@code llmresilience} endpoint: every target's breaker, gate and account, the
+ * chains as configured and as edited, the recent state changes and the recently
+ * unclassified provider errors; and the operator's levers, each of which is a state
+ * change like any other:
+ * <ul>
+ * <li>{@code POST targets/{name}} with {@code {"action": "force-open" | "close" | "reset"}}
+ * acts on the breaker of the target's failure domain (every target in the domain);</li>
+ * <li>{@code POST accounts/{name}} with {@code {"action": "unpark" | "unlock"}} lifts a
+ * park or a lock;</li>
+ * <li>{@code POST chains/{name}} with {@code {"targets": "a,b"}} replaces a chain's target
+ * list.</li>
+ * </ul>
+ * A request that names an unknown target, account, chain or action changes nothing.
+ *
+ * <p>A chain's targets are one comma-separated string, not a JSON array: Boot's endpoint
+ * infrastructure reads a write operation's body as string values (so that the same
+ * operation works over HTTP and JMX), and refuses an array before the operation runs.
+ */
+@Endpoint(id = "llmresilience")
+public class LlmResilienceEndpoint {
+
+	private static final List<String> TARGET_ACTIONS = List.of("force-open", "close", "reset");
+
+	private static final List<String> ACCOUNT_ACTIONS = List.of("unpark", "unlock");
+
+	private final LlmResilience resilience;
+
+	private final @Nullable RecentStateChanges recentChanges;
+
+	private final @Nullable RecentUnclassified recentUnclassified;
+
+	/**
+	 * @param resilience the executor to report on and steer
+	 * @param recentChanges the recent state changes, or {@code null} when none are kept
+	 * @param recentUnclassified the recently unclassified errors, or {@code null} when none
+	 * are kept
+	 */
+	public LlmResilienceEndpoint(LlmResilience resilience, @Nullable RecentStateChanges recentChanges,
+			@Nullable RecentUnclassified recentUnclassified) {
+		this.resilience = Objects.requireNonNull(resilience, "resilience");
+		this.recentChanges = recentChanges;
+		this.recentUnclassified = recentUnclassified;
+	}
+
+	/** Everything: targets, chains, recent state changes, recently unclassified errors. */
+	@ReadOperation
+	public LlmResilienceDescriptor resilience() {
+		Map<String, TargetDescriptor> targets = new LinkedHashMap<>();
+		for (Target target : this.resilience.registry().targets().values()) {
+			targets.put(target.name(), TargetDescriptor.of(this.resilience, target));
+		}
+		Map<String, ChainDescriptor> chains = new LinkedHashMap<>();
+		for (String name : this.resilience.registry().chains().keySet()) {
+			chains.put(name, ChainDescriptor.of(this.resilience, name));
+		}
+		List<StateChangeDescriptor> events = new ArrayList<>();
+		if (this.recentChanges != null) {
+			this.recentChanges.list().forEach((change) -> events.add(StateChangeDescriptor.of(change)));
+		}
+		List<RecentUnclassified.Entry> unclassified = (this.recentUnclassified != null)
+				? this.recentUnclassified.list() : List.of();
+		return new LlmResilienceDescriptor(targets, chains, events, unclassified);
+	}
+
+	/** One target; {@code null} (404 over the web) when there is no such target. */
+	@ReadOperation
+	public @Nullable TargetDescriptor target(@Selector String name) {
+		Target target = this.resilience.registry().targets().get(name);
+		return (target != null) ? TargetDescriptor.of(this.resilience, target) : null;
+	}
+
+	/**
+	 * Change a target's breaker, an account or a chain.
+	 * @param kind {@code targets}, {@code accounts} or {@code chains}
+	 * @param name the target, account or chain
+	 * @param action for a target {@code force-open}, {@code close} or {@code reset}; for an
+	 * account {@code unpark} or {@code unlock}
+	 * @param targets for a chain, its new ordered target names, comma-separated
+	 * @return the state after the change
+	 * @throws InvalidEndpointRequestException when the request names something unknown or
+	 * is incomplete; nothing has changed then
+	 */
+	@WriteOperation
+	public Object change(@Selector String kind, @Selector String name, @Nullable String action,
+			@Nullable String targets) {
+		return switch (kind) {
+			case "targets" -> changeTarget(name, action);
+			case "accounts" -> changeAccount(name, action);
+			case "chains" -> changeChain(name, targets);
+			default -> throw invalid("Unknown kind '" + kind + "': POST to targets/{name}, accounts/{name} or "
+					+ "chains/{name}");
+		};
+	}
+
+	private TargetDescriptor changeTarget(String name, @Nullable String action) {
+		Target target = this.resilience.registry().targets().get(name);
+		if (target == null) {
+			throw invalid("No target named '" + name + "'; known targets: "
+					+ this.resilience.registry().targets().keySet());
+		}
+		Breaker breaker = this.resilience.breaker(name);
+		switch (action(action, TARGET_ACTIONS)) {
+			case "force-open" -> breaker.circuitBreaker().transitionToForcedOpenState();
+			case "close" -> breaker.circuitBreaker().transitionToClosedState();
+			default -> breaker.circuitBreaker().reset();
+		}
+		return TargetDescriptor.of(this.resilience, target);
+	}
+
+	private TargetDescriptor.AccountDescriptor changeAccount(String name, @Nullable String action) {
+		Set<String> known = new TreeSet<>();
+		this.resilience.registry().targets().values().forEach((target) -> known.add(target.account()));
+		if (!known.contains(name)) {
+			throw invalid("No account named '" + name + "'; known accounts: " + known);
+		}
+		Accounts accounts = this.resilience.accounts();
+		if (action(action, ACCOUNT_ACTIONS).equals("unpark")) {
+			accounts.unpark(name);
+		}
+		else {
+			accounts.unlock(name);
+		}
+		return TargetDescriptor.AccountDescriptor.of(accounts.account(name), this.resilience.clock().instant());
+	}
+
+	private ChainDescriptor changeChain(String name, @Nullable String targets) {
+		if (targets == null) {
+			throw invalid("Missing \"targets\": the chain's new target names in order, comma-separated");
+		}
+		List<String> names = new ArrayList<>();
+		if (!targets.isBlank()) {
+			for (String each : targets.split(",", -1)) {
+				if (each.isBlank()) {
+					throw invalid("\"targets\" has an empty name: '" + targets + "'");
+				}
+				names.add(each.strip());
+			}
+		}
+		try {
+			this.resilience.registry().replaceChain(name, names);
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalid(ex.getMessage());
+		}
+		return ChainDescriptor.of(this.resilience, name);
+	}
+
+	private static String action(@Nullable String action, List<String> allowed) {
+		String normalized = (action != null) ? action.strip().toLowerCase(Locale.ROOT) : null;
+		if (normalized == null || !allowed.contains(normalized)) {
+			throw invalid(((action != null) ? "Unknown action '" + action + "'" : "Missing \"action\"")
+					+ "; allowed: " + String.join(", ", allowed));
+		}
+		return normalized;
+	}
+
+	private static InvalidEndpointRequestException invalid(String reason) {
+		return new InvalidEndpointRequestException(reason, reason);
+	}
+
+	/**
+	 * Everything the endpoint reports.
+	 *
+	 * @param targets every target, by name
+	 * @param chains every chain, by name
+	 * @param events the recent state changes, newest first
+	 * @param unclassified the recently defaulted {@code (vendor, status, type)} tuples, the
+	 * most recent first
+	 */
+	public record LlmResilienceDescriptor(Map<String, TargetDescriptor> targets, Map<String, ChainDescriptor> chains,
+			List<StateChangeDescriptor> events, List<RecentUnclassified.Entry> unclassified)
+			implements OperationResponseBody {
+
+	}
+
+	/**
+	 * One state change.
+	 *
+	 * @param at when it happened
+	 * @param kind what happened, such as {@code breaker-opened} or {@code account-parked}
+	 * @param subject a failure domain, a quota scope, an account or a chain
+	 * @param detail why
+	 * @param until when the subject may serve again, or {@code null}
+	 */
+	public record StateChangeDescriptor(Instant at, String kind, String subject, String detail,
+			@Nullable Instant until) {
+
+		static StateChangeDescriptor of(StateChange change) {
+			return new StateChangeDescriptor(change.at(), change.kind().tag(), change.subject(), change.detail(),
+					change.until());
+		}
+
+	}
+
+}

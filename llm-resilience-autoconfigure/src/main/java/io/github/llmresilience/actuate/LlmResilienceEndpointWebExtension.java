@@ -1,0 +1,48 @@
+package io.github.llmresilience.actuate;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
+
+/**
+ * The web side of {@link LlmResilienceEndpoint}'s write operation: a bad request is
+ * answered with 400 and a body that says what is wrong. (Boot would answer 400 on its
+ * own, but its error body hides the reason unless {@code server.error.include-message}
+ * is set, and an operator at the console needs it.)
+ */
+@EndpointWebExtension(endpoint = LlmResilienceEndpoint.class)
+public class LlmResilienceEndpointWebExtension {
+
+	private final LlmResilienceEndpoint delegate;
+
+	public LlmResilienceEndpointWebExtension(LlmResilienceEndpoint delegate) {
+		this.delegate = Objects.requireNonNull(delegate, "delegate");
+	}
+
+	/** See {@link LlmResilienceEndpoint#change(String, String, String, String)}. */
+	@WriteOperation
+	public WebEndpointResponse<Object> change(@Selector String kind, @Selector String name, @Nullable String action,
+			@Nullable String targets) {
+		try {
+			return new WebEndpointResponse<>(this.delegate.change(kind, name, action, targets),
+					WebEndpointResponse.STATUS_OK);
+		}
+		catch (InvalidEndpointRequestException ex) {
+			Map<String, Object> body = new LinkedHashMap<>();
+			body.put("status", WebEndpointResponse.STATUS_BAD_REQUEST);
+			body.put("error", "Bad Request");
+			body.put("message", ex.getReason());
+			return new WebEndpointResponse<>(OperationResponseBody.of(body), WebEndpointResponse.STATUS_BAD_REQUEST);
+		}
+	}
+
+}

@@ -1,0 +1,61 @@
+package io.github.llmresilience.actuate;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.target.Target;
+
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+
+/**
+ * Health of the LLM providers behind the application: {@code UP} while every chain has a
+ * target that can serve now, otherwise {@link #DEGRADED} (or whichever status it is
+ * given), with details per chain and per target.
+ *
+ * <p>{@code DEGRADED} maps to HTTP 200 and is left out of the aggregate status by
+ * default, because a liveness probe must not restart pods for a vendor's outage; the
+ * details still show which providers are out and why.
+ */
+public class LlmResilienceHealthIndicator implements HealthIndicator {
+
+	/** Some chain has no target that can serve now; the application still runs. */
+	public static final Status DEGRADED = new Status("DEGRADED");
+
+	private final LlmResilience resilience;
+
+	private final Status unavailable;
+
+	/**
+	 * @param resilience the executor whose state is reported
+	 * @param unavailable the status when some chain has no usable target:
+	 * {@link #DEGRADED} or {@link Status#DOWN}
+	 */
+	public LlmResilienceHealthIndicator(LlmResilience resilience, Status unavailable) {
+		this.resilience = Objects.requireNonNull(resilience, "resilience");
+		this.unavailable = Objects.requireNonNull(unavailable, "unavailable");
+	}
+
+	@Override
+	public Health health() {
+		Map<String, ChainDescriptor> chains = new LinkedHashMap<>();
+		boolean allUsable = true;
+		for (String name : this.resilience.registry().chains().keySet()) {
+			ChainDescriptor chain = ChainDescriptor.of(this.resilience, name);
+			chains.put(name, chain);
+			allUsable &= chain.usable();
+		}
+		Map<String, TargetDescriptor> targets = new LinkedHashMap<>();
+		for (Target target : this.resilience.registry().targets().values()) {
+			targets.put(target.name(), TargetDescriptor.of(this.resilience, target));
+		}
+		return Health.status(allUsable ? Status.UP : this.unavailable)
+			.withDetail("chains", chains)
+			.withDetail("targets", targets)
+			.build();
+	}
+
+}

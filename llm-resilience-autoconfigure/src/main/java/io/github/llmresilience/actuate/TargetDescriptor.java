@@ -1,0 +1,143 @@
+package io.github.llmresilience.actuate;
+
+import java.time.Instant;
+
+import io.github.llmresilience.breaker.Breaker;
+import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.target.Target;
+import io.github.llmresilience.throttle.Accounts.AccountStatus;
+import io.github.llmresilience.throttle.ThrottleGate;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+
+/**
+ * What an operator needs to know about one target: whether it can serve now, and if not,
+ * which of its three mechanisms holds it back and until when. Never its base URL (a query
+ * string may carry a key) and never its key. Serialized by the actuator's own JSON mapper,
+ * which leaves out what is {@code null}.
+ *
+ * @param name the target's name
+ * @param provider the vendor id
+ * @param model the model or deployment
+ * @param region the region
+ * @param usable whether a call could be sent to it now
+ * @param availableAt when it may serve again; {@code null} when it is usable, or when only
+ * an operator can make it usable (a breaker forced open)
+ * @param breaker the breaker of its failure domain
+ * @param throttle its quota scope's gate
+ * @param account its account's park and lock
+ * @param retryBudget its retry budget's current window
+ */
+public record TargetDescriptor(String name, String provider, String model, String region, boolean usable,
+		Instant availableAt, BreakerDescriptor breaker, ThrottleDescriptor throttle, AccountDescriptor account,
+		RetryBudgetDescriptor retryBudget) implements OperationResponseBody {
+
+	/** The state of a target now. */
+	public static TargetDescriptor of(LlmResilience resilience, Target target) {
+		Instant now = resilience.clock().instant();
+		BreakerDescriptor breaker = BreakerDescriptor.of(resilience.breaker(target.name()), now);
+		ThrottleGate.Scope scope = resilience.gate().scope(target.quotaScope());
+		ThrottleDescriptor throttle = new ThrottleDescriptor(scope.key(), future(scope.closedUntil(), now));
+		AccountDescriptor account = AccountDescriptor.of(resilience.accounts().account(target.account()), now);
+		long[] window = resilience.retryBudget(target.name()).window();
+		boolean usable = resilience.isUsable(target.name());
+		// Unusable with no known end means a breaker forced open: it waits for an operator.
+		Instant availableAt = usable ? null
+				: future(latest(now, breaker.availableAt(), throttle.throttledUntil(), account.parkedUntil(),
+						account.lockedUntil()), now);
+		return new TargetDescriptor(target.name(), target.provider(), target.model(), target.region(), usable,
+				availableAt, breaker, throttle, account, new RetryBudgetDescriptor(window[0], window[1]));
+	}
+
+	/** The instant when it lies ahead, else {@code null}; never {@link Instant#MAX} ("never"). */
+	static Instant future(Instant instant, Instant now) {
+		return (instant != null && instant.isAfter(now) && !instant.equals(Instant.MAX)) ? instant : null;
+	}
+
+	private static Instant latest(Instant now, Instant... candidates) {
+		Instant latest = now;
+		for (Instant candidate : candidates) {
+			if (candidate != null && candidate.isAfter(latest)) {
+				latest = candidate;
+			}
+		}
+		return latest;
+	}
+
+	/**
+	 * The breaker of a failure domain (shared by every target in the domain).
+	 *
+	 * @param domain the failure domain, {@code provider/model/region} by default
+	 * @param state the Resilience4j state: {@code CLOSED}, {@code OPEN},
+	 * {@code HALF_OPEN}, {@code FORCED_OPEN}...
+	 * @param failureRate the failure rate in percent, -1 until {@code minimum-calls} are
+	 * recorded
+	 * @param slowCallRate the slow-call rate in percent, -1 until {@code minimum-calls} are
+	 * recorded
+	 * @param bufferedCalls the calls in the sliding window
+	 * @param failedCalls the failed calls in the window
+	 * @param slowCalls the slow calls in the window
+	 * @param notPermittedCalls the calls refused while open
+	 * @param availableAt when an open breaker lets a trial call through; {@code null}
+	 * when it lets calls through now, or when it is forced open (until an operator closes
+	 * it)
+	 */
+	public record BreakerDescriptor(String domain, String state, float failureRate, float slowCallRate,
+			int bufferedCalls, int failedCalls, int slowCalls, long notPermittedCalls, Instant availableAt) {
+
+		static BreakerDescriptor of(Breaker breaker, Instant now) {
+			CircuitBreaker.Metrics metrics = breaker.circuitBreaker().getMetrics();
+			Instant availableAt = breaker.isUsable() ? null : future(breaker.availableAt(), now);
+			return new BreakerDescriptor(breaker.domain(), breaker.state().name(), metrics.getFailureRate(),
+					metrics.getSlowCallRate(), metrics.getNumberOfBufferedCalls(), metrics.getNumberOfFailedCalls(),
+					metrics.getNumberOfSlowCalls(), metrics.getNumberOfNotPermittedCalls(), availableAt);
+		}
+
+	}
+
+	/**
+	 * The gate of a quota scope.
+	 *
+	 * @param scope the quota scope, {@code account/model}
+	 * @param throttledUntil when the scope takes calls again after a rate limit;
+	 * {@code null} when it takes them now
+	 */
+	public record ThrottleDescriptor(String scope, Instant throttledUntil) {
+
+	}
+
+	/**
+	 * The park and lock of an account.
+	 *
+	 * @param name the account
+	 * @param parkedUntil the end of a park after a quota answer, or {@code null}
+	 * @param parkReason why it was parked, or {@code null}
+	 * @param lockedUntil the end of a lock after credential errors, or {@code null}
+	 * @param lockReason why it was locked, or {@code null}
+	 * @param consecutiveCredentialErrors credential errors in a row so far
+	 */
+	public record AccountDescriptor(String name, Instant parkedUntil, String parkReason, Instant lockedUntil,
+			String lockReason, int consecutiveCredentialErrors) implements OperationResponseBody {
+
+		static AccountDescriptor of(AccountStatus account, Instant now) {
+			Instant parkedUntil = future(account.parkedUntil(), now);
+			Instant lockedUntil = future(account.lockedUntil(), now);
+			return new AccountDescriptor(account.name(), parkedUntil,
+					(parkedUntil != null) ? account.parkReason() : null, lockedUntil,
+					(lockedUntil != null) ? account.lockReason() : null, account.consecutiveCredentialErrors());
+		}
+
+	}
+
+	/**
+	 * The retry budget's window.
+	 *
+	 * @param calls first attempts counted in the window
+	 * @param retries retries taken in the window
+	 */
+	public record RetryBudgetDescriptor(long calls, long retries) {
+
+	}
+
+}

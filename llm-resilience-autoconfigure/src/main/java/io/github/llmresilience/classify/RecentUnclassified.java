@@ -1,0 +1,116 @@
+package io.github.llmresilience.classify;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The {@code (vendor, status, type)} tuples a classifier recently had to default, with how
+ * often and when each was seen, so that an operator can add them to the vendor's table.
+ * Bounded: when full, the tuple seen least recently makes room.
+ */
+public final class RecentUnclassified implements UnclassifiedListener {
+
+	/** How many distinct tuples are kept by default. */
+	public static final int DEFAULT_CAPACITY = 100;
+
+	private final Clock clock;
+
+	private final int capacity;
+
+	private final Map<Key, Counts> tuples = new HashMap<>();
+
+	public RecentUnclassified(Clock clock) {
+		this(clock, DEFAULT_CAPACITY);
+	}
+
+	/**
+	 * @param clock when tuples are seen
+	 * @param capacity how many distinct tuples to keep
+	 */
+	public RecentUnclassified(Clock clock, int capacity) {
+		if (capacity < 1) {
+			throw new IllegalArgumentException("capacity must be at least 1, was " + capacity);
+		}
+		this.clock = Objects.requireNonNull(clock, "clock");
+		this.capacity = capacity;
+	}
+
+	@Override
+	public void unclassified(String vendor, int status, String errorType) {
+		Key key = new Key(vendor, status, errorType);
+		long now = this.clock.millis();
+		synchronized (this.tuples) {
+			Counts counts = this.tuples.get(key);
+			if (counts == null) {
+				if (this.tuples.size() >= this.capacity) {
+					evictLeastRecent();
+				}
+				counts = new Counts(now);
+				this.tuples.put(key, counts);
+			}
+			counts.count++;
+			counts.lastSeen = now;
+		}
+	}
+
+	/** The kept tuples, the one seen most recently first. */
+	public List<Entry> list() {
+		List<Entry> entries = new ArrayList<>();
+		synchronized (this.tuples) {
+			this.tuples.forEach((key, counts) -> entries.add(new Entry(key.vendor(), key.status(), key.type(),
+					counts.count, Instant.ofEpochMilli(counts.firstSeen), Instant.ofEpochMilli(counts.lastSeen))));
+		}
+		entries.sort(Comparator.comparing(Entry::lastSeen).reversed());
+		return entries;
+	}
+
+	private void evictLeastRecent() {
+		Key oldest = null;
+		long oldestSeen = Long.MAX_VALUE;
+		for (Map.Entry<Key, Counts> each : this.tuples.entrySet()) {
+			if (each.getValue().lastSeen < oldestSeen) {
+				oldestSeen = each.getValue().lastSeen;
+				oldest = each.getKey();
+			}
+		}
+		this.tuples.remove(oldest);
+	}
+
+	/**
+	 * One defaulted tuple.
+	 *
+	 * @param vendor the vendor id
+	 * @param status the HTTP status, 0 when there was none
+	 * @param type the vendor's error type, or {@code null} when it gave none
+	 * @param count how often it was seen
+	 * @param firstSeen when it was first seen
+	 * @param lastSeen when it was last seen
+	 */
+	public record Entry(String vendor, int status, String type, long count, Instant firstSeen, Instant lastSeen) {
+	}
+
+	private record Key(String vendor, int status, String type) {
+	}
+
+	private static final class Counts {
+
+		private final long firstSeen;
+
+		private long lastSeen;
+
+		private long count;
+
+		Counts(long firstSeen) {
+			this.firstSeen = firstSeen;
+			this.lastSeen = firstSeen;
+		}
+
+	}
+
+}

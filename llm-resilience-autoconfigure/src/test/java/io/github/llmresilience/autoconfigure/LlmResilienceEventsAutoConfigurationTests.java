@@ -1,0 +1,125 @@
+package io.github.llmresilience.autoconfigure;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.llmresilience.classify.RecentUnclassified;
+import io.github.llmresilience.context.event.AccountReleasedEvent;
+import io.github.llmresilience.context.event.BreakerTransitionEvent;
+import io.github.llmresilience.context.event.ChainEditedEvent;
+import io.github.llmresilience.context.event.LlmResilienceEvent;
+import io.github.llmresilience.context.event.LlmResilienceEventPublisher;
+import io.github.llmresilience.event.RecentStateChanges;
+import io.github.llmresilience.event.StateChange;
+import io.github.llmresilience.execute.LlmResilience;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.event.EventListener;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class LlmResilienceEventsAutoConfigurationTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(LlmResilienceAutoConfiguration.class,
+				LlmResilienceEventsAutoConfiguration.class))
+		.withPropertyValues("llm.resilience.targets.primary.provider=openai",
+				"llm.resilience.targets.secondary.provider=openai", "llm.resilience.targets.secondary.region=eu",
+				"llm.resilience.chains.chat[0]=primary", "llm.resilience.chains.chat[1]=secondary");
+
+	@Test
+	void everyStateChangeIsRecordedAndPublishedOnceAsItsApplicationEvent() {
+		this.runner.withUserConfiguration(EventCollectorConfiguration.class).run((context) -> {
+			LlmResilience resilience = context.getBean(LlmResilience.class);
+			List<LlmResilienceEvent> events = context.getBean(EventCollectorConfiguration.class).events;
+
+			resilience.breaker("primary").circuitBreaker().transitionToForcedOpenState();
+			resilience.registry().replaceChain("chat", List.of("secondary", "primary"));
+			resilience.accounts().unpark("primary");
+
+			assertThat(events).hasSize(2);
+			assertThat(events.get(0)).isInstanceOf(BreakerTransitionEvent.class)
+				.satisfies((event) -> assertThat(event.getKind()).isEqualTo(StateChange.Kind.BREAKER_FORCED_OPEN));
+			assertThat(events.get(1)).isInstanceOf(ChainEditedEvent.class)
+				.satisfies((event) -> assertThat(event.getDetail())
+					.isEqualTo("[primary, secondary] -> [secondary, primary]"));
+			assertThat(context.getBean(RecentStateChanges.class).list()).extracting(StateChange::kind)
+				.containsExactly(StateChange.Kind.CHAIN_EDITED, StateChange.Kind.BREAKER_FORCED_OPEN);
+		});
+	}
+
+	@Test
+	void aResetIsAStateChangeToo() {
+		this.runner.withUserConfiguration(EventCollectorConfiguration.class).run((context) -> {
+			LlmResilience resilience = context.getBean(LlmResilience.class);
+			resilience.breaker("primary").circuitBreaker().reset();
+			assertThat(context.getBean(EventCollectorConfiguration.class).events).singleElement()
+				.satisfies((event) -> assertThat(event.getKind()).isEqualTo(StateChange.Kind.BREAKER_RESET));
+		});
+	}
+
+	@Test
+	void aLiftedLockIsAnAccountReleasedEvent() {
+		this.runner.withUserConfiguration(EventCollectorConfiguration.class).run((context) -> {
+			LlmResilience resilience = context.getBean(LlmResilience.class);
+			var account = resilience.accounts().account("primary");
+			resilience.accounts().credentialFailure(account, "invalid_api_key");
+			resilience.accounts().credentialFailure(account, "invalid_api_key");
+			resilience.accounts().unlock("primary");
+			List<LlmResilienceEvent> events = context.getBean(EventCollectorConfiguration.class).events;
+			assertThat(events).extracting(LlmResilienceEvent::getKind)
+				.containsExactly(StateChange.Kind.ACCOUNT_LOCKED, StateChange.Kind.ACCOUNT_UNLOCKED);
+			assertThat(events.get(1)).isInstanceOf(AccountReleasedEvent.class);
+		});
+	}
+
+	@Test
+	void whenLlmResilienceIsDisabledProvidesNoRecorders() {
+		this.runner.withPropertyValues("llm.resilience.enabled=false").run((context) -> {
+			assertThat(context).doesNotHaveBean(RecentStateChanges.class);
+			assertThat(context).doesNotHaveBean(RecentUnclassified.class);
+			assertThat(context).doesNotHaveBean(LlmResilienceEventPublisher.class);
+		});
+	}
+
+	@Test
+	void whenTheUserDefinesTheRecordersTheirsWin() {
+		this.runner.withUserConfiguration(OwnRecordersConfiguration.class).run((context) -> {
+			assertThat(context).hasSingleBean(RecentStateChanges.class);
+			assertThat(context.getBean(RecentStateChanges.class).capacity()).isEqualTo(5);
+			assertThat(context.getBean(RecentUnclassified.class)).isSameAs(context.getBean("myUnclassified"));
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class EventCollectorConfiguration {
+
+		final List<LlmResilienceEvent> events = new CopyOnWriteArrayList<>();
+
+		@EventListener
+		void on(LlmResilienceEvent event) {
+			this.events.add(event);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnRecordersConfiguration {
+
+		@Bean
+		RecentStateChanges myChanges() {
+			return new RecentStateChanges(5);
+		}
+
+		@Bean
+		RecentUnclassified myUnclassified() {
+			return new RecentUnclassified(java.time.Clock.systemUTC(), 5);
+		}
+
+	}
+
+}
