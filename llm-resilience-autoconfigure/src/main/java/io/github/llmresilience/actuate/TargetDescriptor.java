@@ -28,10 +28,11 @@ import org.springframework.boot.actuate.endpoint.OperationResponseBody;
  * @param throttle its quota scope's gate
  * @param account its account's park and lock
  * @param retryBudget its retry budget's current window
+ * @param timeouts its attempt and first-token timeouts: configured, or measured
  */
 public record TargetDescriptor(String name, String provider, String model, String region, boolean usable,
 		Instant availableAt, BreakerDescriptor breaker, ThrottleDescriptor throttle, AccountDescriptor account,
-		RetryBudgetDescriptor retryBudget) implements OperationResponseBody {
+		RetryBudgetDescriptor retryBudget, TimeoutsDescriptor timeouts) implements OperationResponseBody {
 
 	/** The state of a target now. */
 	public static TargetDescriptor of(LlmResilience resilience, Target target) {
@@ -46,8 +47,11 @@ public record TargetDescriptor(String name, String provider, String model, Strin
 		Instant availableAt = usable ? null
 				: future(latest(now, breaker.availableAt(), throttle.throttledUntil(), account.parkedUntil(),
 						account.lockedUntil()), now);
+		TimeoutsDescriptor timeouts = new TimeoutsDescriptor(
+				TimeoutDescriptor.of(resilience.attemptTimeout(target.name())),
+				TimeoutDescriptor.of(resilience.firstTokenTimeout(target.name())));
 		return new TargetDescriptor(target.name(), target.provider(), target.model(), target.region(), usable,
-				availableAt, breaker, throttle, account, new RetryBudgetDescriptor(window[0], window[1]));
+				availableAt, breaker, throttle, account, new RetryBudgetDescriptor(window[0], window[1]), timeouts);
 	}
 
 	/** The instant when it lies ahead, else {@code null}; never {@link Instant#MAX} ("never"). */
@@ -137,6 +141,34 @@ public record TargetDescriptor(String name, String provider, String model, Strin
 	 * @param retries retries taken in the window
 	 */
 	public record RetryBudgetDescriptor(long calls, long retries) {
+
+	}
+
+	/**
+	 * A target's timeouts.
+	 *
+	 * @param attempt the limit of a non-streaming attempt
+	 * @param firstToken the limit of a stream's time to first token
+	 */
+	public record TimeoutsDescriptor(TimeoutDescriptor attempt, TimeoutDescriptor firstToken) {
+
+	}
+
+	/**
+	 * One timeout, as {@code timeouts.adaptive} sets it.
+	 *
+	 * @param current the timeout in force, in milliseconds
+	 * @param configured the configured value (the ceiling), in milliseconds
+	 * @param p99 the 99th percentile of recent successful calls, in milliseconds
+	 * @param samples successful calls recorded
+	 * @param measured whether {@code current} comes from measurement
+	 */
+	public record TimeoutDescriptor(long current, long configured, long p99, long samples, boolean measured) {
+
+		static TimeoutDescriptor of(io.github.llmresilience.timeout.MeasuredTimeout.Snapshot snapshot) {
+			return new TimeoutDescriptor(snapshot.current().toMillis(), snapshot.configured().toMillis(),
+					snapshot.p99().toMillis(), snapshot.samples(), snapshot.measured());
+		}
 
 	}
 
