@@ -162,6 +162,36 @@ public class LlmResilienceProperties implements InitializingBean {
 		}
 	}
 
+	/**
+	 * The ranges of breaker thresholds, shared by the defaults and the per-target
+	 * overrides (where an unset value is {@code null} and allowed).
+	 */
+	static void validateThresholds(String property, Integer slidingWindowSize, Integer minimumCalls,
+			Float failureRateThreshold, Float slowCallRateThreshold, Duration slowCallDuration, Duration openDuration,
+			Duration openDurationMax, boolean required, List<Problem> problems) {
+		if (required || slidingWindowSize != null) {
+			requireRange(property + ".sliding-window-size", slidingWindowSize, 1, 10_000, problems);
+		}
+		if (required || minimumCalls != null) {
+			requireRange(property + ".minimum-calls", minimumCalls, 1, 10_000, problems);
+		}
+		if (required || failureRateThreshold != null) {
+			requireRange(property + ".failure-rate-threshold", failureRateThreshold, 1, 100, problems);
+		}
+		if (required || slowCallRateThreshold != null) {
+			requireRange(property + ".slow-call-rate-threshold", slowCallRateThreshold, 1, 100, problems);
+		}
+		if (required || slowCallDuration != null) {
+			requirePositive(property + ".slow-call-duration", slowCallDuration, problems);
+		}
+		if (required || openDuration != null) {
+			requirePositive(property + ".open-duration", openDuration, problems);
+		}
+		if (required || openDurationMax != null) {
+			requirePositive(property + ".open-duration-max", openDurationMax, problems);
+		}
+	}
+
 	static String quote(Object value) {
 		return (value != null) ? "'" + value + "'" : "null";
 	}
@@ -403,13 +433,9 @@ public class LlmResilienceProperties implements InitializingBean {
 				problems.add(new Problem(property + ".failure-domain", String.valueOf(this.failureDomain),
 						"must list one or more of " + allowed));
 			}
-			requireRange(property + ".sliding-window-size", this.slidingWindowSize, 1, 10_000, problems);
-			requireRange(property + ".minimum-calls", this.minimumCalls, 1, 10_000, problems);
-			requireRange(property + ".failure-rate-threshold", this.failureRateThreshold, 1, 100, problems);
-			requireRange(property + ".slow-call-rate-threshold", this.slowCallRateThreshold, 1, 100, problems);
-			requirePositive(property + ".slow-call-duration", this.slowCallDuration, problems);
-			requirePositive(property + ".open-duration", this.openDuration, problems);
-			requirePositive(property + ".open-duration-max", this.openDurationMax, problems);
+			validateThresholds(property, this.slidingWindowSize, this.minimumCalls, this.failureRateThreshold,
+					this.slowCallRateThreshold, this.slowCallDuration, this.openDuration, this.openDurationMax, true,
+					problems);
 			if (this.openDuration != null && this.openDurationMax != null
 					&& this.openDurationMax.compareTo(this.openDuration) < 0) {
 				problems.add(new Problem(property + ".open-duration-max", this.openDurationMax.toString(),
@@ -507,27 +533,9 @@ public class LlmResilienceProperties implements InitializingBean {
 		}
 
 		void validate(String property, List<Problem> problems) {
-			if (this.slidingWindowSize != null) {
-				requireRange(property + ".sliding-window-size", this.slidingWindowSize, 1, 10_000, problems);
-			}
-			if (this.minimumCalls != null) {
-				requireRange(property + ".minimum-calls", this.minimumCalls, 1, 10_000, problems);
-			}
-			if (this.failureRateThreshold != null) {
-				requireRange(property + ".failure-rate-threshold", this.failureRateThreshold, 1, 100, problems);
-			}
-			if (this.slowCallRateThreshold != null) {
-				requireRange(property + ".slow-call-rate-threshold", this.slowCallRateThreshold, 1, 100, problems);
-			}
-			if (this.slowCallDuration != null) {
-				requirePositive(property + ".slow-call-duration", this.slowCallDuration, problems);
-			}
-			if (this.openDuration != null) {
-				requirePositive(property + ".open-duration", this.openDuration, problems);
-			}
-			if (this.openDurationMax != null) {
-				requirePositive(property + ".open-duration-max", this.openDurationMax, problems);
-			}
+			validateThresholds(property, this.slidingWindowSize, this.minimumCalls, this.failureRateThreshold,
+					this.slowCallRateThreshold, this.slowCallDuration, this.openDuration, this.openDurationMax, false,
+					problems);
 		}
 
 	}
