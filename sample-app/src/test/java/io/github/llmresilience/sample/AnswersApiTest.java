@@ -213,6 +213,26 @@ class AnswersApiTest {
 	}
 
 	@Test
+	void streamWithNoUsableTargetIs503WithRetryAfter() {
+		// An operator forced both breakers open: no end, so Retry-After is capped at a day.
+		this.resilience.breaker("primary").circuitBreaker().transitionToForcedOpenState();
+		this.resilience.breaker("secondary").circuitBreaker().transitionToForcedOpenState();
+
+		this.http.get()
+			.uri("/v1/answers/stream?question=Hello")
+			.accept(MediaType.TEXT_EVENT_STREAM)
+			.exchange()
+			.expectStatus()
+			.isEqualTo(503)
+			.expectHeader()
+			.valueEquals(HttpHeaders.RETRY_AFTER, "86400")
+			.expectBody()
+			.jsonPath("$.error.code")
+			.isEqualTo("ai_unavailable");
+		assertThat(this.simulator.totalRequests()).isZero();
+	}
+
+	@Test
 	void jobAnswersInTheBackground() {
 		String id = submit("Summarise this ticket").id();
 

@@ -10,6 +10,7 @@ import io.github.llmresilience.execute.LlmUnavailableException;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
@@ -53,12 +54,15 @@ public class ApiErrors {
 			seconds = Math.min(seconds, MAX_THROTTLED_RETRY_AFTER);
 			return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
 				.header(HttpHeaders.RETRY_AFTER, Long.toString(seconds))
+				.contentType(MediaType.APPLICATION_JSON)
 				.body(ApiError.of("provider_rate_limited",
 						"Every AI provider is rate limiting this service; retry after " + seconds + " s."));
 		}
 		seconds = Math.min(seconds, MAX_UNAVAILABLE_RETRY_AFTER);
+		// JSON even for a stream request, whose Accept names only text/event-stream.
 		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
 			.header(HttpHeaders.RETRY_AFTER, Long.toString(seconds))
+			.contentType(MediaType.APPLICATION_JSON)
 			.body(ApiError.of("ai_unavailable", "No AI provider can answer right now; retry after " + seconds + " s."));
 	}
 
