@@ -1,16 +1,31 @@
 package io.github.llmresilience.sample;
 
+import java.util.Arrays;
+
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * An answers service protected by llm-resilience.
+ * An answers service protected by llm-resilience, with a provider simulator in the same
+ * process. With {@code --drill=...} it runs one drill against the simulator, prints the
+ * report and exits.
  */
 @SpringBootApplication
 public class SampleApplication {
 
 	public static void main(String[] args) {
-		SpringApplication.run(SampleApplication.class, args);
+		SpringApplication application = new SpringApplication(SampleApplication.class);
+		boolean drill = Arrays.stream(args).anyMatch((arg) -> arg.startsWith("--drill="));
+		if (drill) {
+			// The course's settings (application-drill.yml) and ports of its own, so that a
+			// drill can run beside a running sample app.
+			application.setAdditionalProfiles("drill");
+		}
+		ConfigurableApplicationContext context = application.run(args);
+		if (drill) {
+			System.exit(SpringApplication.exit(context));
+		}
 	}
 
 }

@@ -1,0 +1,84 @@
+package io.github.llmresilience.sample.answers;
+
+import java.util.List;
+import java.util.Optional;
+
+import io.github.llmresilience.execute.CallOptions;
+import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.sample.provider.ProviderClient;
+import io.github.llmresilience.target.Target;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.stereotype.Service;
+
+/**
+ * Answers questions through an llm-resilience chain: the library picks the target, the
+ * {@link ProviderClient} speaks its format.
+ */
+@Service
+@EnableConfigurationProperties(AnswersProperties.class)
+public class Answers {
+
+	private final LlmResilience resilience;
+
+	private final ProviderClient client;
+
+	private final AnswersProperties properties;
+
+	public Answers(LlmResilience resilience, ProviderClient client, AnswersProperties properties) {
+		this.resilience = resilience;
+		this.client = client;
+		this.properties = properties;
+		// Fail at startup, not on the first question, when a chain names a vendor the client
+		// cannot speak.
+		this.resilience.registry().chains().values().stream().flatMap(List::stream).distinct().forEach((name) -> {
+			Target target = this.resilience.registry().target(name);
+			if (!ProviderClient.supportedProviders().contains(target.provider())) {
+				throw new IllegalStateException("Target '" + name + "' has provider '" + target.provider()
+						+ "'; the sample app speaks " + ProviderClient.supportedProviders());
+			}
+		});
+	}
+
+	/** The chain answers go through. */
+	public String chain() {
+		return this.properties.getChain();
+	}
+
+	/** Answer through the configured chain. */
+	public Mono<Answer> answer(String question) {
+		return answer(this.properties.getChain(), question);
+	}
+
+	/**
+	 * Answer through a chain.
+	 * @return the answer, or an {@code LlmUnavailableException} or
+	 * {@code LlmRejectedException}
+	 */
+	public Mono<Answer> answer(String chain, String question) {
+		return this.resilience.execute(chain, CallOptions.deadline(this.properties.getDeadline()),
+				(attempt) -> this.client.answer(attempt.target(), question, attempt.idempotencyKey())
+					.map((text) -> new Answer(text, attempt.target().name())));
+	}
+
+	/**
+	 * The first target of the chain that could be called now (account, quota scope and
+	 * breaker all allow it).
+	 */
+	public Optional<Target> firstUsableTarget(String chain) {
+		return this.resilience.registry().chain(chain).stream().filter(this.resilience::isUsable).findFirst()
+			.map(this.resilience.registry()::target);
+	}
+
+	/**
+	 * Stream the answer of one target. Until {@code LlmResilience.stream} exists this goes
+	 * straight to the target that {@link #firstUsableTarget} picked: no failover before
+	 * the first token, and the stream's outcome is not recorded in the breaker.
+	 */
+	public Flux<String> stream(Target target, String question) {
+		return this.client.stream(target, question);
+	}
+
+}

@@ -1,0 +1,30 @@
+package io.github.llmresilience.sample.answers;
+
+/**
+ * The body of {@code POST /v1/answers} and {@code POST /v1/jobs}.
+ *
+ * @param question what to ask
+ */
+public record Question(String question) {
+
+	/**
+	 * The question's text.
+	 * @throws InvalidQuestion when there is none
+	 */
+	public String text() {
+		if (this.question == null || this.question.isBlank()) {
+			throw new InvalidQuestion("question must not be blank");
+		}
+		return this.question;
+	}
+
+	/** A request the service rejects itself, before any provider is asked. */
+	public static final class InvalidQuestion extends RuntimeException {
+
+		public InvalidQuestion(String message) {
+			super(message);
+		}
+
+	}
+
+}

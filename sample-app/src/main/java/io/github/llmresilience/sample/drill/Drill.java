@@ -1,0 +1,124 @@
+package io.github.llmresilience.sample.drill;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.github.llmresilience.breaker.Breaker;
+import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.sample.answers.Answers;
+import io.github.llmresilience.sample.jobs.Job;
+import io.github.llmresilience.sample.jobs.JobQueue;
+import io.github.llmresilience.sample.jobs.JobState;
+import io.github.llmresilience.sample.jobs.JobWorker;
+import io.github.llmresilience.sample.jobs.WhenUnavailable;
+import io.github.llmresilience.sample.simulator.Mode;
+import io.github.llmresilience.sample.simulator.ModeSetting;
+import io.github.llmresilience.sample.simulator.SimulatedProviders;
+import io.github.llmresilience.sample.simulator.TargetStats;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.stereotype.Component;
+
+/**
+ * Runs a drill against the embedded simulator: its own job queue and worker, a target
+ * that fails for a while, and the counts that tell what the resilience did.
+ */
+@Component
+@ConditionalOnBooleanProperty(name = "sample.simulator.enabled", matchIfMissing = true)
+public class Drill {
+
+	private static final Duration POLL = Duration.ofMillis(50);
+
+	private final SimulatedProviders simulator;
+
+	private final Answers answers;
+
+	private final LlmResilience resilience;
+
+	private final Clock clock;
+
+	public Drill(SimulatedProviders simulator, Answers answers, LlmResilience resilience, Clock clock) {
+		this.simulator = simulator;
+		this.answers = answers;
+		this.resilience = resilience;
+		this.clock = clock;
+	}
+
+	/** Run a drill to its end and report; blocks for up to the plan's limit. */
+	public DrillReport run(DrillPlan plan) {
+		this.simulator.reset();
+		CircuitBreaker breaker = this.resilience.breaker(plan.target()).circuitBreaker();
+		if (!plan.breaker()) {
+			// Resilience4j's own off switch: every call is let through, nothing is recorded.
+			breaker.transitionToDisabledState();
+		}
+		JobQueue queue = new JobQueue(this.clock, plan.maxAttempts(), plan.attemptDelay());
+		JobWorker worker = new JobWorker(queue, (question) -> this.answers.answer(plan.chain(), question),
+				plan.concurrency(), plan.breaker() ? WhenUnavailable.REQUEUE : WhenUnavailable.SPEND_ATTEMPT,
+				Schedulers.parallel(), Duration.ofMillis(20));
+		Mode mode = (plan.kind() == DrillPlan.Kind.THROTTLE) ? Mode.THROTTLE : Mode.OUTAGE;
+		Instant start = this.clock.instant();
+		Instant incidentEnd = start.plus(plan.incident());
+		long deadline = System.nanoTime() + plan.limit().toNanos();
+		this.simulator.mode(plan.target(), ModeSetting.of(mode).withRetryAfterSeconds(plan.retryAfterSeconds()),
+				plan.incident());
+		try {
+			worker.start();
+			submit(queue, plan);
+			awaitSettled(queue, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+		}
+		finally {
+			worker.stop();
+			if (!plan.breaker()) {
+				breaker.transitionToClosedState();
+			}
+		}
+		Duration elapsed = Duration.between(start, this.clock.instant());
+		TargetStats stats = this.simulator.stats().target(plan.target());
+		TargetStats.ModeStats during = stats.mode(mode);
+		Map<String, Long> servedBy = new TreeMap<>();
+		Map<String, Long> servedDuring = new TreeMap<>();
+		for (Job job : queue.all()) {
+			if (job.state() == JobState.SUCCEEDED) {
+				servedBy.merge(job.servedBy(), 1L, Long::sum);
+				if (job.finishedAt().isBefore(incidentEnd)) {
+					servedDuring.merge(job.servedBy(), 1L, Long::sum);
+				}
+			}
+		}
+		Breaker target = this.resilience.breaker(plan.target());
+		return new DrillReport(plan, this.resilience.registry().chain(plan.chain()), target.settings().minimumCalls(),
+				during.requests(), during.statuses(), stats.insideRetryAfter(), queue.counts(), servedBy, servedDuring,
+				elapsed);
+	}
+
+	private static void submit(JobQueue queue, DrillPlan plan) {
+		if (plan.jobInterval().isZero()) {
+			for (int i = 1; i <= plan.jobs(); i++) {
+				queue.submit(question(i));
+			}
+			return;
+		}
+		// Jobs keep arriving while the target fails, as a real service's would.
+		Flux.interval(Duration.ZERO, plan.jobInterval())
+			.take(plan.jobs())
+			.doOnNext((i) -> queue.submit(question(i.intValue() + 1)))
+			.blockLast();
+	}
+
+	private static void awaitSettled(JobQueue queue, Duration limit) {
+		Flux.interval(POLL).filter((tick) -> queue.isSettled()).next().timeout(limit, Mono.empty()).block();
+	}
+
+	private static String question(int n) {
+		return "Question " + n + " of the drill: summarise yesterday's support tickets.";
+	}
+
+}

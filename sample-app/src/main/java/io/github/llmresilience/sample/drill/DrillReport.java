@@ -1,0 +1,80 @@
+package io.github.llmresilience.sample.drill;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.github.llmresilience.sample.jobs.JobState;
+
+/**
+ * What a drill measured.
+ *
+ * @param plan the drill
+ * @param chainTargets the targets of the drill's chain, in order
+ * @param minimumCalls the breaker's {@code minimum-calls}
+ * @param callsDuringIncident requests the failing target received while it failed
+ * @param statusesDuringIncident those requests by the status they were answered with
+ * @param insideRetryAfter requests the failing target received before the wait its last
+ * 429 asked for had passed
+ * @param jobs the jobs by state at the end
+ * @param servedBy succeeded jobs by the target that answered them
+ * @param servedDuringIncident jobs answered while the target failed, by target
+ * @param elapsed from the start of the incident until every job had settled (or the
+ * limit)
+ */
+public record DrillReport(DrillPlan plan, List<String> chainTargets, int minimumCalls, long callsDuringIncident,
+		Map<Integer, Long> statusesDuringIncident, long insideRetryAfter, Map<JobState, Long> jobs,
+		Map<String, Long> servedBy, Map<String, Long> servedDuringIncident, Duration elapsed) {
+
+	public long succeeded() {
+		return this.jobs.getOrDefault(JobState.SUCCEEDED, 0L);
+	}
+
+	public long deadLetters() {
+		return this.jobs.getOrDefault(JobState.DEAD_LETTER, 0L);
+	}
+
+	/** The drill's output, as printed. */
+	public List<String> lines() {
+		List<String> lines = new ArrayList<>();
+		String target = this.plan.target();
+		long incidentSeconds = this.plan.incident().toSeconds();
+		String setup = "chain " + this.plan.chain() + " " + this.chainTargets + ", " + this.plan.jobs() + " jobs";
+		String breaker = this.plan.breaker() ? "breaker on (opens after minimum-calls " + this.minimumCalls + ")"
+				: "breaker off (every failure spends one of a job's " + this.plan.maxAttempts() + " attempts)";
+		switch (this.plan.kind()) {
+			case OUTAGE, OUTAGE_FAILOVER -> {
+				lines.add(((this.plan.kind() == DrillPlan.Kind.OUTAGE) ? "Outage drill: " : "Outage drill with failover: ")
+						+ setup + ", worker concurrency " + this.plan.concurrency() + ", " + breaker + "; " + target
+						+ " in outage for " + incidentSeconds + " s");
+				lines.add("Calls that reached the provider during the outage: " + this.callsDuringIncident
+						+ " (answered " + this.statusesDuringIncident + ")");
+				if (this.plan.kind() == DrillPlan.Kind.OUTAGE_FAILOVER) {
+					for (String other : this.chainTargets) {
+						if (!other.equals(target)) {
+							lines.add("Jobs served by " + other + " during the outage: "
+									+ this.servedDuringIncident.getOrDefault(other, 0L) + " (all jobs by target: "
+									+ this.servedBy + ")");
+						}
+					}
+				}
+			}
+			case THROTTLE -> {
+				lines.add("Throttle drill: " + setup + " (one every " + this.plan.jobInterval().toMillis()
+						+ " ms), worker concurrency " + this.plan.concurrency() + "; " + target
+						+ " rate limited (retry-after: " + this.plan.retryAfterSeconds() + ") for " + incidentSeconds
+						+ " s");
+				lines.add("Calls to " + target + " while throttled: " + this.insideRetryAfter
+						+ " (inside a retry-after window; " + target + " answered " + this.statusesDuringIncident
+						+ " during the throttle)");
+				lines.add("Jobs served by: " + this.servedBy + " (during the throttle: " + this.servedDuringIncident
+						+ ")");
+			}
+		}
+		lines.add("Jobs at the end (" + Math.round(this.elapsed.toMillis() / 1000.0) + " s): succeeded "
+				+ succeeded() + ", dead_letter " + deadLetters());
+		return lines;
+	}
+
+}

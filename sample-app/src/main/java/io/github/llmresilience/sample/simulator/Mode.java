@@ -1,0 +1,64 @@
+package io.github.llmresilience.sample.simulator;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+import com.fasterxml.jackson.annotation.JsonValue;
+
+/**
+ * How a simulated target behaves. Every failure is answered in the vendor's own error
+ * format, because that is what the classifiers read.
+ */
+public enum Mode {
+
+	/** Answers after a latency drawn from recorded real calls. */
+	NORMAL,
+
+	/** 503 with the vendor's server-error body: the provider is down. */
+	OUTAGE,
+
+	/** The vendor's overload answer: OpenAI's 429 "server is currently overloaded", Anthropic's 529. */
+	OVERLOADED,
+
+	/** Answers, eight times slower than normal. */
+	SLOW,
+
+	/** 429 rate limit with {@code retry-after} and the vendor's reset headers. */
+	THROTTLE,
+
+	/** The vendor's out-of-quota answer: OpenAI's insufficient_quota, Anthropic's spend limit. */
+	QUOTA,
+
+	/** A safety refusal inside a 200, as both vendors send it for chat. */
+	CONTENT_FILTER,
+
+	/** A 500 server error with the given probability, else a normal answer. */
+	FLAKY,
+
+	/** Accepts the request and never answers. */
+	HANG,
+
+	/** Streams start normally and the connection drops after some tokens. */
+	MIDSTREAM_DROP;
+
+	/** The name used in the admin API: {@code content-filter}, {@code midstream-drop}. */
+	@JsonValue
+	public String id() {
+		return name().toLowerCase(Locale.ROOT).replace('_', '-');
+	}
+
+	/**
+	 * @throws IllegalArgumentException naming the modes there are
+	 */
+	public static Mode of(String id) {
+		for (Mode mode : values()) {
+			if (mode.id().equalsIgnoreCase(id) || mode.name().equalsIgnoreCase(id)) {
+				return mode;
+			}
+		}
+		throw new IllegalArgumentException("Unknown mode '" + id + "'; modes: "
+				+ Arrays.stream(values()).map(Mode::id).collect(Collectors.joining(", ")));
+	}
+
+}

@@ -1,0 +1,18 @@
+package io.github.llmresilience.sample.simulator;
+
+import java.util.Map;
+
+/**
+ * A complete HTTP answer of a simulated vendor.
+ *
+ * @param status the HTTP status
+ * @param headers extra headers, such as {@code retry-after}
+ * @param body the JSON body
+ */
+record Reply(int status, Map<String, String> headers, String body) {
+
+	static Reply json(int status, String body) {
+		return new Reply(status, Map.of(), body);
+	}
+
+}

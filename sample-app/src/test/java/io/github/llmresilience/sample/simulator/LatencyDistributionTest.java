@@ -1,0 +1,49 @@
+package io.github.llmresilience.sample.simulator;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.SplittableRandom;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The simulated latencies have the shape of the recorded real calls: p95 about 1.5 s,
+ * none above 2.2 s; the scale shortens them all alike.
+ */
+class LatencyDistributionTest {
+
+	@Test
+	void p95IsAboutOneAndAHalfSecondsAndNothingExceedsTheMaximum() {
+		long[] millis = samples(1.0);
+
+		assertThat(percentile(millis, 0.95)).isBetween(1400L, 1600L);
+		assertThat(millis[millis.length - 1]).isLessThanOrEqualTo(2200L);
+		assertThat(percentile(millis, 0.50)).isBetween(750L, 850L);
+	}
+
+	@Test
+	void theScaleShortensEveryLatency() {
+		long[] millis = samples(0.05);
+
+		assertThat(percentile(millis, 0.95)).isBetween(70L, 80L);
+		assertThat(millis[millis.length - 1]).isLessThanOrEqualTo(110L);
+	}
+
+	private static long[] samples(double scale) {
+		SplittableRandom random = new SplittableRandom(42);
+		long[] millis = new long[20_000];
+		for (int i = 0; i < millis.length; i++) {
+			Duration latency = LatencyDistribution.REAL_CALLS.sample(random, scale);
+			millis[i] = latency.toMillis();
+		}
+		Arrays.sort(millis);
+		return millis;
+	}
+
+	private static long percentile(long[] sorted, double share) {
+		return sorted[(int) Math.ceil(share * sorted.length) - 1];
+	}
+
+}
