@@ -199,7 +199,9 @@ final class ChainRun {
 			this.stopError = new LlmRejectedException(this.chain, target.name(), verdict, error);
 			return Next.STOP;
 		}
-		if (verdict.retry()) {
+		// A timeout already cost a whole attempt timeout: retrying the same slow target
+		// would cost another while the next target may answer now.
+		if (verdict.retry() && !(isTimeout(verdict) && this.index < this.targets.length - 1)) {
 			RetryResult result = retry(target, verdict);
 			observer.onRetry(this.chain, target.target(), result);
 			if (result == RetryResult.ATTEMPTED) {
@@ -241,6 +243,10 @@ final class ChainRun {
 		step(new ChainStep(target.name(), this.targetAttempts, interrupted, null, Duration.ofNanos(nanos), null));
 		observer.onAttempt(this.chain, target.target(), interrupted, nanos);
 		return new LlmStreamInterruptedException(this.chain, target.name(), received, interrupted, cause, error);
+	}
+
+	private static boolean isTimeout(Verdict verdict) {
+		return "timeout".equals(verdict.errorType().orElse(null));
 	}
 
 	private RetryResult retry(TargetRuntime target, Verdict verdict) {

@@ -72,7 +72,8 @@ public final class LlmResilienceClientHttpRequestInterceptor implements ClientHt
 		private final transient BufferedResponse buffered;
 
 		ErrorAnswer(BufferedResponse buffered) {
-			super(ProviderResponse.of(buffered.status.value(), buffered.headers.asMultiValueMap(), buffered.body));
+			super(ProviderResponse.of(buffered.status.value(), WebClientErrorExtractor.headers(buffered.headers),
+					buffered.body));
 			this.buffered = buffered;
 		}
 

@@ -22,8 +22,7 @@ public final class RestClientErrorExtractor implements ErrorExtractor {
 	}
 
 	private static java.util.Map<String, java.util.List<String>> headers(RestClientResponseException response) {
-		org.springframework.http.HttpHeaders headers = response.getResponseHeaders();
-		return (headers != null) ? headers.asMultiValueMap() : java.util.Map.of();
+		return WebClientErrorExtractor.headers(response.getResponseHeaders());
 	}
 
 }

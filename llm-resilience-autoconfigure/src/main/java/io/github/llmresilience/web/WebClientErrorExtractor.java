@@ -1,8 +1,13 @@
 package io.github.llmresilience.web;
 
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.execute.ErrorExtractor;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
 
 /**
@@ -14,10 +19,24 @@ public final class WebClientErrorExtractor implements ErrorExtractor {
 	@Override
 	public ProviderResponse extract(Throwable error) {
 		if (error instanceof WebClientResponseException response) {
-			return ProviderResponse.of(response.getStatusCode().value(), response.getHeaders().asMultiValueMap(),
+			if (response.getStatusCode().is2xxSuccessful()) {
+				// WebClient wraps a failure while reading a 200's body (a stream whose
+				// connection dropped) in a response exception with the 200 status: the
+				// provider did not answer "success", the cause says what happened.
+				return null;
+			}
+			return ProviderResponse.of(response.getStatusCode().value(), headers(response.getHeaders()),
 					response.getResponseBodyAsByteArray());
 		}
 		return null;
+	}
+
+	static Map<String, List<String>> headers(HttpHeaders headers) {
+		Map<String, List<String>> map = new LinkedHashMap<>();
+		if (headers != null) {
+			headers.forEach(map::put);
+		}
+		return map;
 	}
 
 }

@@ -410,6 +410,40 @@ class ChainExecutorTest {
 	}
 
 	@Test
+	void aTimeoutFailsOverAtOnceWhenAnotherTargetExistsInsteadOfRetryingTheSlowOne() {
+		this.h.provider.always("primary", Reply.hang());
+		this.h.provider.always("secondary", Reply.ok(FakeProviderBodies.OK_SECONDARY));
+		this.h.build((builder) -> builder.timeouts(TimeoutSettings.defaults().withAttempt(Duration.ofSeconds(10))),
+				"primary", "secondary");
+
+		CompletableFuture<String> answer = this.h.resilience
+			.execute("chat", CallOptions.deadline(Duration.ofSeconds(20)), this::hangAwareCall)
+			.toFuture();
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.h.provider.requests("primary") == 1);
+		this.h.time.advance(Duration.ofSeconds(10));
+		assertThat(this.h.time.await(answer, this.h.inFlight::get)).isEqualTo(FakeProviderBodies.OK_SECONDARY);
+		assertThat(this.h.provider.requests("primary")).isEqualTo(1);
+		assertThat(this.h.time.elapsed()).isEqualTo(Duration.ofSeconds(10));
+	}
+
+	@Test
+	void aTimeoutOfTheOnlyTargetIsStillRetried() {
+		this.h.provider.script("primary", (n) -> (n == 1) ? Reply.hang() : Reply.ok(FakeProviderBodies.OK));
+		this.h.build((builder) -> builder.timeouts(TimeoutSettings.defaults().withAttempt(Duration.ofSeconds(10))),
+				"primary");
+
+		// The hanging first attempt is not counted in flight; the retry is.
+		CompletableFuture<String> answer = this.h.resilience
+			.execute("chat", (attempt) -> (attempt.targetAttempt() == 1) ? hangAwareCall(attempt)
+					: this.h.webClientCall(attempt))
+			.toFuture();
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.h.provider.requests("primary") == 1);
+		this.h.time.advance(Duration.ofSeconds(10));
+		assertThat(this.h.time.await(answer, this.h.inFlight::get)).isEqualTo(FakeProviderBodies.OK);
+		assertThat(this.h.provider.requests("primary")).isEqualTo(2);
+	}
+
+	@Test
 	void aBlockingCallThatHangsIsInterruptedAtItsTimeoutAndFailsOver() {
 		this.h.provider.always("primary", Reply.hang());
 		this.h.provider.always("secondary", Reply.ok(FakeProviderBodies.OK_SECONDARY));

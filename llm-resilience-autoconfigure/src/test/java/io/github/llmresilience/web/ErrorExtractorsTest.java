@@ -43,6 +43,16 @@ class ErrorExtractorsTest {
 	}
 
 	@Test
+	void aFailureWhileReadingATwoHundredBodyIsReadFromItsCause() {
+		// WebClient wraps a connection dropped under a 200 stream in a 200 response exception.
+		WebClientResponseException wrapped = new WebClientResponseException("Error while reading the body", 200, "OK",
+				new HttpHeaders(), null, StandardCharsets.UTF_8);
+		wrapped.initCause(new java.io.EOFException("connection closed"));
+		ProviderResponse response = this.extractors.extract(wrapped);
+		assertThat(response.kind()).isEqualTo(ProviderResponse.Kind.CONNECTION_FAILURE);
+	}
+
+	@Test
 	void restClientResponseExceptionKeepsStatusAndBody() {
 		HttpClientErrorException error = HttpClientErrorException.create(HttpStatus.UNAUTHORIZED, "Unauthorized",
 				new HttpHeaders(), "{\"error\":{\"code\":\"invalid_api_key\"}}".getBytes(StandardCharsets.UTF_8),

@@ -213,6 +213,29 @@ class AnswersApiTest {
 	}
 
 	@Test
+	void streamFailsOverBeforeItsFirstTokenAndIsServedBySecondary() {
+		this.simulator.mode("primary", "{\"mode\": \"outage\"}");
+
+		List<ServerSentEvent<String>> events = stream("Hello there");
+
+		assertThat(events).extracting(ServerSentEvent::event).startsWith("token").endsWith("done");
+		assertThat(events.get(events.size() - 1).data()).contains("\"servedBy\":\"secondary\"");
+		assertThat(this.simulator.stats().targets().get("primary").requests()).isGreaterThanOrEqualTo(1);
+	}
+
+	@Test
+	void streamThatDropsMidwayIsABreakerFailureAndIsNotRestartedElsewhere() {
+		this.simulator.mode("primary", "{\"mode\": \"midstream-drop\"}");
+
+		stream("Tell me a long story");
+
+		assertThat(this.resilience.breaker("primary").circuitBreaker().getMetrics().getNumberOfFailedCalls())
+			.isEqualTo(1);
+		assertThat(this.simulator.stats().targets().containsKey("secondary")
+				? this.simulator.stats().targets().get("secondary").requests() : 0L).isZero();
+	}
+
+	@Test
 	void streamWithNoUsableTargetIs503WithRetryAfter() {
 		// An operator forced both breakers open: no end, so Retry-After is capped at a day.
 		this.resilience.breaker("primary").circuitBreaker().transitionToForcedOpenState();

@@ -73,12 +73,25 @@ public class Answers {
 	}
 
 	/**
-	 * Stream the answer of one target. Until {@code LlmResilience.stream} exists this goes
-	 * straight to the target that {@link #firstUsableTarget} picked: no failover before
-	 * the first token, and the stream's outcome is not recorded in the breaker.
+	 * Stream the answer through the configured chain: until the first token the chain
+	 * skips, retries and fails over as for a non-streaming answer; after it, a failure
+	 * ends the stream with {@code LlmStreamInterruptedException} and is not restarted
+	 * elsewhere.
 	 */
-	public Flux<String> stream(Target target, String question) {
-		return this.client.stream(target, question);
+	public Flux<Token> stream(String question) {
+		return this.resilience.stream(this.properties.getChain(), CallOptions.deadline(this.properties.getDeadline()),
+				(attempt) -> this.client.stream(attempt.target(), question)
+					.map((text) -> new Token(text, attempt.target().name())));
+	}
+
+	/**
+	 * One piece of a streamed answer.
+	 *
+	 * @param text the text
+	 * @param servedBy the target that streams it
+	 */
+	public record Token(String text, String servedBy) {
+
 	}
 
 }

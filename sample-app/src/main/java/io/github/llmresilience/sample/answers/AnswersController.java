@@ -1,14 +1,12 @@
 package io.github.llmresilience.sample.answers;
 
-import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.llmresilience.classify.Outcome;
-import io.github.llmresilience.classify.ProviderClassifiers;
-import io.github.llmresilience.classify.ProviderResponse;
-import io.github.llmresilience.execute.ErrorExtractors;
+import io.github.llmresilience.execute.LlmRejectedException;
 import io.github.llmresilience.execute.LlmResilience;
-import io.github.llmresilience.target.Target;
+import io.github.llmresilience.execute.LlmStreamInterruptedException;
+import io.github.llmresilience.execute.LlmUnavailableException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -35,17 +33,10 @@ class AnswersController {
 
 	private final ApiErrors errors;
 
-	private final ErrorExtractors extractors;
-
-	private final ProviderClassifiers classifiers;
-
-	AnswersController(Answers answers, LlmResilience resilience, ApiErrors errors, ErrorExtractors extractors,
-			ProviderClassifiers classifiers) {
+	AnswersController(Answers answers, LlmResilience resilience, ApiErrors errors) {
 		this.answers = answers;
 		this.resilience = resilience;
 		this.errors = errors;
-		this.extractors = extractors;
-		this.classifiers = classifiers;
 	}
 
 	@PostMapping
@@ -63,42 +54,41 @@ class AnswersController {
 	ResponseEntity<?> stream(@RequestParam String question) {
 		String text = new Question(question).text();
 		String chain = this.answers.chain();
-		Optional<Target> usable = this.answers.firstUsableTarget(chain);
-		if (usable.isEmpty()) {
+		// Known before the first byte: answer with a status and Retry-After, not an event.
+		if (this.answers.firstUsableTarget(chain).isEmpty()) {
 			return this.errors.unavailable(this.resilience.availableAt(chain), false);
 		}
-		Target target = usable.get();
-		AtomicInteger tokens = new AtomicInteger();
-		Flux<ServerSentEvent<Object>> events = this.answers.stream(target, text)
-			.doOnNext((token) -> tokens.incrementAndGet())
-			.map((token) -> ServerSentEvent.<Object>builder(new Token(token)).event("token").build())
-			.concatWith(Mono.fromSupplier(() -> ServerSentEvent.<Object>builder(new Done(target.name()))
+		AtomicReference<String> servedBy = new AtomicReference<>();
+		Flux<ServerSentEvent<Object>> events = this.answers.stream(text)
+			.doOnNext((token) -> servedBy.set(token.servedBy()))
+			.map((token) -> ServerSentEvent.<Object>builder(new TokenEvent(token.text())).event("token").build())
+			.concatWith(Mono.fromSupplier(() -> ServerSentEvent.<Object>builder(new Done(servedBy.get()))
 				.event("done")
 				.build()))
-			.onErrorResume((error) -> Mono.just(ServerSentEvent.<Object>builder(failure(target, error, tokens.get()))
-				.event("error")
-				.build()));
+			.onErrorResume((error) -> Mono.just(ServerSentEvent.<Object>builder(failure(error)).event("error").build()));
 		return ResponseEntity.ok().contentType(MediaType.TEXT_EVENT_STREAM).body(events);
 	}
 
-	/** What the client is told when a stream fails, classified as the library would. */
-	private ApiError failure(Target target, Throwable error, int tokens) {
-		if (tokens > 0) {
-			return ApiError.of("stream_interrupted", "The answer from " + target.name() + " stopped after " + tokens
-					+ " tokens; ask again.");
+	/** What the client is told when a stream fails, from the library's verdict. */
+	private static ApiError failure(Throwable error) {
+		if (error instanceof LlmStreamInterruptedException interrupted) {
+			return ApiError.of("stream_interrupted", "The answer from " + interrupted.target() + " stopped after "
+					+ interrupted.elementsReceived() + " tokens; ask again.");
 		}
-		ProviderResponse response = this.extractors.extract(error);
-		Outcome outcome = (response != null) ? this.classifiers.forVendor(target.provider()).classify(response).outcome()
-				: Outcome.AVAILABILITY;
-		return switch (outcome) {
-			case CONTENT_FILTER -> ApiError.of("content_filtered", "The AI provider declined to answer this question.");
-			case REQUEST -> ApiError.of("invalid_request", "The AI provider rejected the request.");
-			default -> ApiError.of("ai_unavailable", target.name() + " could not answer (" + outcome + ").");
-		};
+		if (error instanceof LlmRejectedException rejected) {
+			return (rejected.verdict().outcome() == Outcome.CONTENT_FILTER)
+					? ApiError.of("content_filtered", "The AI provider declined to answer this question.")
+					: ApiError.of("invalid_request", "The AI provider rejected the request.");
+		}
+		if (error instanceof LlmUnavailableException unavailable) {
+			return ApiError.of(unavailable.allThrottled() ? "provider_rate_limited" : "ai_unavailable",
+					"No AI provider could answer; retry after " + unavailable.retryAfter() + ".");
+		}
+		return ApiError.of("ai_unavailable", "The answer could not be streamed.");
 	}
 
 	/** @param text a piece of the answer */
-	record Token(String text) {
+	record TokenEvent(String text) {
 
 	}
 
