@@ -36,14 +36,26 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * acts on the breaker of the target's failure domain (every target in the domain);</li>
  * <li>{@code POST accounts/{name}} with {@code {"action": "unpark" | "unlock"}} lifts a
  * park or a lock;</li>
- * <li>{@code POST chains/{name}} with {@code {"targets": "a,b"}} replaces a chain's target
- * list.</li>
+ * <li>{@code POST chains/{name}} with {@code {"targets": ["secondary", "primary"]}}
+ * replaces a chain's target list (known targets, in order, none twice, at least one);
+ * {@code {"targets": "secondary,primary"}}, one comma-separated string, does the
+ * same.</li>
  * </ul>
  * A request that names an unknown target, account, chain or action changes nothing.
  *
- * <p>A chain's targets are one comma-separated string, not a JSON array: Boot's endpoint
- * infrastructure reads a write operation's body as string values (so that the same
- * operation works over HTTP and JMX), and refuses an array before the operation runs.
+ * <p>The operation itself takes a chain's targets as one comma-separated string: Boot's
+ * endpoint infrastructure reads a write operation's body as string values (so that the
+ * same operation works over HTTP and JMX), and its WebFlux and Spring MVC handler
+ * mappings refuse a JSON array before the operation runs. Over HTTP the array is the
+ * public shape all the same: a filter on the actuator's web server,
+ * {@link LlmResilienceChainBodyWebFilter} (WebFlux) or
+ * {@link LlmResilienceChainBodyServletFilter} (servlet), auto-configured whenever this
+ * endpoint is exposed over the web, joins the array into that string before Boot's
+ * handler mapping reads the body, and answers 400 (saying which element) when an element
+ * is not a string, is blank or holds a comma. It serves the server the actuator runs on:
+ * the application's, or with {@code management.server.port} set, the management server
+ * (it is then registered in Boot's child management context instead). It needs Jackson 3;
+ * without it, and over JMX, a chain's targets are the comma-separated string only.
  */
 @Endpoint(id = "llmresilience")
 public class LlmResilienceEndpoint {
@@ -104,7 +116,8 @@ public class LlmResilienceEndpoint {
 	 * @param name the target, account or chain
 	 * @param action for a target {@code force-open}, {@code close} or {@code reset}; for an
 	 * account {@code unpark} or {@code unlock}
-	 * @param targets for a chain, its new ordered target names, comma-separated
+	 * @param targets for a chain, its new ordered target names, comma-separated (over HTTP
+	 * a JSON array too, which a filter joins into this string; see the class description)
 	 * @return the state after the change
 	 * @throws InvalidEndpointRequestException when the request names something unknown or
 	 * is incomplete; nothing has changed then
@@ -154,7 +167,8 @@ public class LlmResilienceEndpoint {
 
 	private ChainDescriptor changeChain(String name, @Nullable String targets) {
 		if (targets == null) {
-			throw invalid("Missing \"targets\": the chain's new target names in order, comma-separated");
+			throw invalid("Missing \"targets\": the chain's new target names in order, such as "
+					+ "[\"secondary\", \"primary\"] or \"secondary,primary\"");
 		}
 		List<String> names = new ArrayList<>();
 		if (!targets.isBlank()) {

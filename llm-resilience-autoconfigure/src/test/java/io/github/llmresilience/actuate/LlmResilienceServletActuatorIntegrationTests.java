@@ -1,0 +1,213 @@
+package io.github.llmresilience.actuate;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import io.github.llmresilience.event.RecentStateChanges;
+import io.github.llmresilience.event.StateChange;
+import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.target.TargetRegistry;
+import io.github.llmresilience.test.FakeProvider;
+import io.github.llmresilience.test.FakeProvider.Reply;
+import io.github.llmresilience.test.ManualTime;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.http.MediaType;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.web.context.WebApplicationContext;
+import org.springframework.web.reactive.function.client.WebClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The chain edit's JSON array in a servlet (Spring MVC on Tomcat) application, over real
+ * HTTP, with a context path, a base path and a path mapping of the application's own, so
+ * that the filter has to find the endpoint where Boot put it.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
+		classes = LlmResilienceServletActuatorIntegrationTests.Application.class,
+		properties = { "spring.main.web-application-type=servlet", "server.servlet.context-path=/app",
+				"management.endpoints.web.base-path=/ops",
+				"management.endpoints.web.path-mapping.llmresilience=resilience",
+				"management.endpoints.web.exposure.include=llmresilience",
+				"llm.resilience.targets.primary.provider=openai", "llm.resilience.targets.primary.model=gpt-4o",
+				"llm.resilience.targets.primary.api-key=sk-test-servlet",
+				"llm.resilience.targets.secondary.provider=openai",
+				"llm.resilience.targets.secondary.model=gpt-4o-mini",
+				"llm.resilience.targets.secondary.api-key=sk-test-servlet",
+				"llm.resilience.chains.chat=primary,secondary", "llm.resilience.retry.max-attempts=1" })
+class LlmResilienceServletActuatorIntegrationTests {
+
+	private static final FakeProvider provider = new FakeProvider();
+
+	private static final String ENDPOINT = "/app/ops/resilience";
+
+	private final WebClient http = WebClient.create();
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private ApplicationContext context;
+
+	@Autowired
+	private LlmResilience resilience;
+
+	@Autowired
+	private RecentStateChanges recentChanges;
+
+	private WebTestClient client;
+
+	@DynamicPropertySource
+	static void providerUrls(DynamicPropertyRegistry registry) {
+		registry.add("llm.resilience.targets.primary.base-url", () -> provider.baseUrl("primary"));
+		registry.add("llm.resilience.targets.secondary.base-url", () -> provider.baseUrl("secondary"));
+	}
+
+	@AfterAll
+	static void stopProvider() {
+		provider.close();
+	}
+
+	@BeforeEach
+	void cleanState() {
+		this.client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + this.port + ENDPOINT).build();
+		provider.resetCounts();
+		provider.always("primary", Reply.ok(FakeProvider.OPENAI_OK.replace("Hello", "from primary")));
+		provider.always("secondary", Reply.ok(FakeProvider.OPENAI_OK.replace("Hello", "from secondary")));
+		TargetRegistry registry = this.resilience.registry();
+		if (!registry.chains().equals(registry.configuredChains())) {
+			registry.replaceChain("chat", registry.configuredChains().get("chat"));
+		}
+	}
+
+	@Test
+	void theApplicationIsAServletOneWithTheServletFilter() {
+		assertThat(this.context).isInstanceOf(WebApplicationContext.class);
+		assertThat(this.context.getBeansOfType(LlmResilienceChainBodyServletFilter.class)).hasSize(1);
+		assertThat(this.context.getBeansOfType(LlmResilienceChainBodyWebFilter.class)).isEmpty();
+	}
+
+	@Test
+	void aJsonArrayEditsTheChainAndTheNextCallUsesItsNewFirstTarget() {
+		assertThat(chat()).contains("from primary");
+
+		post("/chains/chat", Map.of("targets", List.of("secondary", "primary"))).expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.targets").isEqualTo(List.of("secondary", "primary"))
+			.jsonPath("$.configuredTargets").isEqualTo(List.of("primary", "secondary"))
+			.jsonPath("$.edited").isEqualTo(true);
+
+		assertThat(this.resilience.registry().chain("chat")).containsExactly("secondary", "primary");
+		assertThat(chat()).contains("from secondary");
+		assertThat(provider.requests("primary")).isOne();
+		assertThat(provider.requests("secondary")).isOne();
+	}
+
+	@Test
+	void aCommaSeparatedStringStillEditsTheChain() {
+		post("/chains/chat", Map.of("targets", "secondary,primary")).expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.targets")
+			.isEqualTo(List.of("secondary", "primary"));
+		assertThat(this.resilience.registry().chain("chat")).containsExactly("secondary", "primary");
+	}
+
+	@Test
+	void aJsonArrayInAChunkedBodyWithAnotherCharsetIsRewrittenToo() {
+		// No Content-Length (chunked), and a charset the rewritten UTF-8 body replaces.
+		this.client.post()
+			.uri("/chains/chat")
+			.contentType(MediaType.parseMediaType("application/json;charset=UTF-16"))
+			.body(Flux.just("{\"targets\": [\"secon", "dary\", \"primary\"]}")
+				.map((part) -> part.getBytes(StandardCharsets.UTF_16BE)), byte[].class)
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.targets")
+			.isEqualTo(List.of("secondary", "primary"));
+		assertThat(this.resilience.registry().chain("chat")).containsExactly("secondary", "primary");
+	}
+
+	@Test
+	void aBadJsonArrayIsA400ThatSaysWhatIsWrongAndChangesNothing() {
+		List<StateChange> changesBefore = this.recentChanges.list();
+		badRequest(Map.of("targets", List.of("secondary", "nope")),
+				"Chain 'chat' names unknown target 'nope'; known targets: [primary, secondary]");
+		badRequest(Map.of("targets", List.of()), "Chain 'chat' needs at least one target");
+		badRequest(Map.of("targets", List.of("secondary", true)),
+				"\"targets\"[1] is not a target name but a boolean (true): \"targets\" lists the chain's target "
+						+ "names in order, such as [\"secondary\", \"primary\"]");
+		badRequest(Map.of("targets", List.of("a,b")), "\"targets\"[0] is 'a,b': a target name has no comma");
+
+		assertThat(this.resilience.registry().chain("chat")).containsExactly("primary", "secondary");
+		assertThat(this.recentChanges.list()).isEqualTo(changesBefore);
+	}
+
+	@Test
+	void whereBootMapsNoChainEditTheFilterLeavesTheRequestToBoot() {
+		// The default base path is not where this application's actuator is.
+		WebTestClient.bindToServer()
+			.baseUrl("http://127.0.0.1:" + this.port + "/app/actuator/llmresilience")
+			.build()
+			.post()
+			.uri("/chains/chat")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue(Map.of("targets", List.of(42)))
+			.exchange()
+			.expectStatus()
+			.isNotFound();
+	}
+
+	private String chat() {
+		return this.resilience.execute("chat", (attempt) -> this.http.post()
+			.uri(attempt.target().baseUrl() + "/v1/chat/completions")
+			.headers((headers) -> headers.setBearerAuth(attempt.target().apiKey().reveal()))
+			.bodyValue("{\"model\":\"" + attempt.target().model() + "\"}")
+			.retrieve()
+			.bodyToMono(String.class)).block(Duration.ofSeconds(10));
+	}
+
+	private WebTestClient.ResponseSpec post(String path, Map<String, ?> body) {
+		return this.client.post().uri(path).contentType(MediaType.APPLICATION_JSON).bodyValue(body).exchange();
+	}
+
+	private void badRequest(Map<String, ?> body, String message) {
+		post("/chains/chat", body).expectStatus()
+			.isBadRequest()
+			.expectBody()
+			.jsonPath("$.status").isEqualTo(400)
+			.jsonPath("$.error").isEqualTo("Bad Request")
+			.jsonPath("$.message").isEqualTo(message);
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class Application {
+
+		@Bean
+		ManualTime llmResilienceClock() {
+			return new ManualTime();
+		}
+
+	}
+
+}
