@@ -106,6 +106,21 @@ class BenchmarkSetupTest {
 	}
 
 	@Test
+	void bundledFixturesAreTheSharedOnes() throws Exception {
+		String shared = System.getProperty("llm.resilience.fixtures");
+		java.nio.file.Path file = (shared != null) ? java.nio.file.Path.of(shared, "vendor-errors.json") : null;
+		if (file == null || !java.nio.file.Files.exists(file)) {
+			// A clone outside the workplace has only the bundled copy, which is what runs.
+			return;
+		}
+		try (var in = VendorFixtures.class.getResourceAsStream(VendorFixtures.BUNDLED)) {
+			assertThat(in).isNotNull();
+			assertThat(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8))
+				.isEqualTo(java.nio.file.Files.readString(file));
+		}
+	}
+
+	@Test
 	void everyRowNamesABenchmarkOfThePlanAndEveryBaselineIsARow() {
 		Map<String, Integer> threadsByMethod = new LinkedHashMap<>();
 		List<String> keys = new ArrayList<>();
