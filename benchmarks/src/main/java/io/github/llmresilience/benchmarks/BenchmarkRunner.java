@@ -27,7 +27,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * shared 2-core machine absolute numbers drift from run to run, ratios much less.
  *
  * <pre>
- * java -jar benchmarks/target/benchmarks.jar                 # everything, about 6 minutes
+ * java -jar benchmarks/target/benchmarks.jar                 # everything, 6 to 8 minutes
  * java -jar benchmarks/target/benchmarks.jar success failfast  # some groups
  * java -jar benchmarks/target/benchmarks.jar --quick         # a smoke run: numbers are noise
  * java -jar benchmarks/target/benchmarks.jar --fixtures=../shared/fixtures/vendor-errors.json
