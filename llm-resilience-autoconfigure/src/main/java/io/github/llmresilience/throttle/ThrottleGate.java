@@ -79,7 +79,18 @@ public final class ThrottleGate {
 
 	/** Whether the scope may be called now. */
 	public boolean isOpen(Scope scope) {
-		return scope.closedUntil <= this.clock.millis();
+		// Every call asks this, and a clock read costs as much as the rest of the check:
+		// a scope that is not gated holds 0 and needs none.
+		long until = scope.closedUntil;
+		if (until == 0) {
+			return true;
+		}
+		if (until > this.clock.millis()) {
+			return false;
+		}
+		// The gate has passed: forget it, unless a new one was set meanwhile.
+		scope.extend(until, 0);
+		return true;
 	}
 
 	/** The scopes gated now, with the instant each opens again. */

@@ -57,4 +57,32 @@ class LenientJsonTest {
 		assertThat(depth).isLessThanOrEqualTo(LenientJson.MAX_DEPTH);
 	}
 
+	@Test
+	void stringsWithAndWithoutEscapesReadTheSame() {
+		Object json = LenientJson.parse("{\"a\":\"plain\",\"b\":\"one\\\\two\\\"three\\nfour\",\"c\":\"\",\"d\":\"\\\"\"}");
+		assertThat(LenientJson.text(json, "a")).isEqualTo("plain");
+		assertThat(LenientJson.text(json, "b")).isEqualTo("one\\two\"three\nfour");
+		assertThat(LenientJson.text(json, "c")).isEmpty();
+		assertThat(LenientJson.text(json, "d")).isEqualTo("\"");
+	}
+
+	@Test
+	void aLongMessageIsReadWholeAndTheFieldsAfterItToo() {
+		String message = "x".repeat(60_000) + "\\n" + "y".repeat(1000);
+		Object json = LenientJson.parse("{\"error\":{\"message\":\"" + message + "\",\"type\":\"invalid_request_error\"}}");
+		String read = LenientJson.text(json, "error", "message");
+		// Lengths and positions only: a failing assertion should not print 60,000 characters.
+		assertThat(read.length()).isEqualTo(61_001);
+		assertThat(read.indexOf('\n')).isEqualTo(60_000);
+		assertThat(LenientJson.text(json, "error", "type")).isEqualTo("invalid_request_error");
+	}
+
+	@Test
+	void onlyTheFirst64KiBAreRead() {
+		String body = "{\"a\":\"" + "z".repeat(LenientJson.MAX_CHARS) + "\",\"b\":\"never\"}";
+		Object json = LenientJson.parse(body);
+		assertThat(LenientJson.text(json, "a").length()).isEqualTo(LenientJson.MAX_CHARS - 6);
+		assertThat(LenientJson.member(json, "b")).isNull();
+	}
+
 }

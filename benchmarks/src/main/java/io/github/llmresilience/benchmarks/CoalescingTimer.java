@@ -1,0 +1,164 @@
+package io.github.llmresilience.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import reactor.core.Disposable;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * A PROTOTYPE, measured here to size a proposed change to the executor; not library code.
+ *
+ * <p>The executor arms a timeout alarm per attempt with {@code Scheduler.schedule(task,
+ * 30 s)} and disposes it when the attempt ends. On {@link Schedulers#parallel()} that is
+ * a {@code ScheduledThreadPoolExecutor}: every arm takes the queue's lock, and because the
+ * queue is empty again after each dispose, the new alarm becomes its head and the
+ * worker thread is signalled, woken and parked again (a futex wake per call, and a
+ * context switch on the worker). This timer takes timed tasks without a lock and, nearly
+ * always, without waking anyone: callers append to a lock-free queue and wake the timer
+ * thread only when their deadline comes before the thread's next wake-up. The thread
+ * wakes at the earliest deadline it knows, and at least once per tick while there is
+ * work, to take in new tasks and drop the disposed ones; after a second without any it
+ * parks until woken. A task fires at most one tick late (a race between a caller and the
+ * thread going to sleep); attempt timeouts are seconds, a tick is milliseconds.
+ *
+ * <p>Tasks without a delay, and workers, go to {@link Schedulers#parallel()}.
+ */
+final class CoalescingTimer implements Scheduler {
+
+	private final long tickNanos;
+
+	private final Scheduler immediate = Schedulers.parallel();
+
+	private final ConcurrentLinkedQueue<Timed> incoming = new ConcurrentLinkedQueue<>();
+
+	private final Thread thread;
+
+	/** When the timer thread wakes next; {@link Long#MAX_VALUE} when only a caller wakes it. */
+	private volatile long wakeAt = Long.MAX_VALUE;
+
+	private volatile boolean disposed;
+
+	CoalescingTimer(long tick, TimeUnit unit) {
+		this.tickNanos = unit.toNanos(tick);
+		this.thread = new Thread(this::loop, "coalescing-timer");
+		this.thread.setDaemon(true);
+		this.thread.start();
+	}
+
+	@Override
+	public Disposable schedule(Runnable task) {
+		return this.immediate.schedule(task);
+	}
+
+	@Override
+	public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+		Timed timed = new Timed(task, System.nanoTime() + unit.toNanos(delay));
+		this.incoming.offer(timed);
+		// The thread takes the task in when it next wakes: wake it only if that is too late.
+		if (timed.deadline - this.wakeAt < 0) {
+			LockSupport.unpark(this.thread);
+		}
+		return timed;
+	}
+
+	@Override
+	public Worker createWorker() {
+		return this.immediate.createWorker();
+	}
+
+	@Override
+	public void dispose() {
+		this.disposed = true;
+		LockSupport.unpark(this.thread);
+	}
+
+	@Override
+	public boolean isDisposed() {
+		return this.disposed;
+	}
+
+	private void loop() {
+		List<Timed> pending = new ArrayList<>();
+		long idleTicks = TimeUnit.SECONDS.toNanos(1) / this.tickNanos;
+		long emptyRounds = 0;
+		while (!this.disposed) {
+			boolean tookAny = false;
+			for (Timed timed; (timed = this.incoming.poll()) != null;) {
+				tookAny = true;
+				if (!timed.isDisposed()) {
+					pending.add(timed);
+				}
+			}
+			long now = System.nanoTime();
+			long earliest = now + this.tickNanos;
+			int kept = 0;
+			for (int i = 0; i < pending.size(); i++) {
+				Timed timed = pending.get(i);
+				if (timed.isDisposed()) {
+					continue;
+				}
+				if (timed.deadline - now <= 0) {
+					timed.fire();
+					continue;
+				}
+				if (timed.deadline - earliest < 0) {
+					earliest = timed.deadline;
+				}
+				pending.set(kept++, timed);
+			}
+			pending.subList(kept, pending.size()).clear();
+			emptyRounds = (tookAny || !pending.isEmpty()) ? 0 : emptyRounds + 1;
+			if (emptyRounds > idleTicks) {
+				// Nothing for a second: sleep until a caller wakes this thread. Announce it
+				// first, then look again, so that a task offered meanwhile is never missed.
+				this.wakeAt = Long.MAX_VALUE;
+				if (this.incoming.isEmpty()) {
+					LockSupport.park(this);
+				}
+			}
+			else {
+				this.wakeAt = earliest;
+				LockSupport.parkNanos(this, earliest - now);
+			}
+		}
+	}
+
+	/** One timed task; disposing it only marks it, the timer thread drops it. */
+	private static final class Timed implements Disposable {
+
+		private final Runnable task;
+
+		final long deadline;
+
+		private volatile boolean cancelled;
+
+		Timed(Runnable task, long deadline) {
+			this.task = task;
+			this.deadline = deadline;
+		}
+
+		void fire() {
+			if (!this.cancelled) {
+				this.cancelled = true;
+				this.task.run();
+			}
+		}
+
+		@Override
+		public void dispose() {
+			this.cancelled = true;
+		}
+
+		@Override
+		public boolean isDisposed() {
+			return this.cancelled;
+		}
+
+	}
+
+}

@@ -1,0 +1,127 @@
+package io.github.llmresilience.benchmarks;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import io.github.llmresilience.execute.BlockingTargetCall;
+import io.github.llmresilience.execute.CallOptions;
+import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.execute.TargetCall;
+import io.github.llmresilience.target.Target;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOperator;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import reactor.core.publisher.Mono;
+
+/**
+ * The decision overhead of a successful call: the provider is replaced by a function that
+ * returns a ready answer, so all that is measured is what wraps it. The state is shared
+ * by every benchmark thread (one target, one breaker), so running it with more threads
+ * shows contention on the hot path.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class SuccessPathBenchmark {
+
+	static final String ANSWER = "{\"choices\":[{\"message\":{\"content\":\"ok\"}}]}";
+
+	private LlmResilience resilience;
+
+	private CoalescingTimer timer;
+
+	private LlmResilience withTimer;
+
+	private Supplier<String> bare;
+
+	private CircuitBreaker bareReactive;
+
+	// Fields, not lambdas in the benchmark methods: the callers of a real service hold
+	// their call function too, and neither side should pay for a capture the other does not.
+	private final Supplier<String> provider = () -> ANSWER;
+
+	private final BlockingTargetCall<String> blockingCall = (attempt) -> ANSWER;
+
+	private final TargetCall<String> reactiveCall = (attempt) -> Mono.just(ANSWER);
+
+	@Setup
+	public void setUp() {
+		this.resilience = LlmResilience.builder()
+			.target(Target.of("primary", "openai"))
+			.chain("chat", "primary")
+			.observer(CountingObserver.create())
+			.build();
+		// The same, with the prototype of the proposed timer for the attempt timeouts.
+		this.timer = new CoalescingTimer(10, TimeUnit.MILLISECONDS);
+		this.withTimer = LlmResilience.builder()
+			.target(Target.of("primary", "openai"))
+			.chain("chat", "primary")
+			.observer(CountingObserver.create())
+			.scheduler(this.timer)
+			.build();
+		// The baseline: the same supplier behind a default Resilience4j breaker.
+		this.bare = CircuitBreaker.decorateSupplier(CircuitBreaker.ofDefaults("bare"), this.provider);
+		this.bareReactive = CircuitBreaker.ofDefaults("bare-reactive");
+	}
+
+	@TearDown
+	public void checkStillClosed() {
+		this.timer.dispose();
+		// A benchmark of the success path that opened its breaker measured something else.
+		for (LlmResilience each : new LlmResilience[] { this.resilience, this.withTimer }) {
+			if (!each.isUsable("primary")) {
+				throw new IllegalStateException("The breaker left the success path: " + each.breaker("primary"));
+			}
+		}
+	}
+
+	/** Baseline: a default Resilience4j breaker around the supplier. */
+	@Benchmark
+	public String bareResilience4j() {
+		return this.bare.get();
+	}
+
+	/** A blocking call through a one-target chain. */
+	@Benchmark
+	public String llmResilienceCall() {
+		return this.resilience.call("chat", this.blockingCall);
+	}
+
+	/** The same, with the proposed timer ({@link CoalescingTimer}) arming the timeouts. */
+	@Benchmark
+	public String llmResilienceCallCoalescingTimer() {
+		return this.withTimer.call("chat", this.blockingCall);
+	}
+
+	/** A blocking call against one target, without a chain. */
+	@Benchmark
+	public String llmResilienceCallOnTarget() {
+		return this.resilience.callOnTarget("primary", CallOptions.NONE, this.blockingCall);
+	}
+
+	/** Reactive baseline: Resilience4j's Reactor operator around a ready Mono, blocked on. */
+	@Benchmark
+	public String bareResilience4jReactive() {
+		return Mono.just(ANSWER).transformDeferred(CircuitBreakerOperator.of(this.bareReactive)).block();
+	}
+
+	/** A reactive call through a one-target chain, blocked on. */
+	@Benchmark
+	public String llmResilienceExecute() {
+		return this.resilience.execute("chat", this.reactiveCall).block();
+	}
+
+	/** The same, with the proposed timer ({@link CoalescingTimer}) arming the timeouts. */
+	@Benchmark
+	public String llmResilienceExecuteCoalescingTimer() {
+		return this.withTimer.execute("chat", this.reactiveCall).block();
+	}
+
+}

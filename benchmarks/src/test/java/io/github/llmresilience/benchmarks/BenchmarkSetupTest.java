@@ -1,0 +1,216 @@
+package io.github.llmresilience.benchmarks;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import io.github.llmresilience.execute.LlmUnavailableException;
+import org.junit.jupiter.api.Test;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Param;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Runs no benchmark: checks, once each, that every benchmark measures what its name says,
+ * and that the table and its plan hold together.
+ */
+class BenchmarkSetupTest {
+
+	private static final List<Class<?>> BENCHMARKS = List.of(SuccessPathBenchmark.class, HotPathPartsBenchmark.class,
+			FailFastBenchmark.class, ClassificationBenchmark.class);
+
+	@Test
+	void everySuccessPathBenchmarkAnswers() {
+		SuccessPathBenchmark benchmark = new SuccessPathBenchmark();
+		benchmark.setUp();
+		try {
+			assertThat(benchmark.bareResilience4j()).isEqualTo(SuccessPathBenchmark.ANSWER);
+			assertThat(benchmark.llmResilienceCall()).isEqualTo(SuccessPathBenchmark.ANSWER);
+			assertThat(benchmark.llmResilienceCallOnTarget()).isEqualTo(SuccessPathBenchmark.ANSWER);
+			assertThat(benchmark.llmResilienceCallCoalescingTimer()).isEqualTo(SuccessPathBenchmark.ANSWER);
+			assertThat(benchmark.bareResilience4jReactive()).isEqualTo(SuccessPathBenchmark.ANSWER);
+			assertThat(benchmark.llmResilienceExecute()).isEqualTo(SuccessPathBenchmark.ANSWER);
+			assertThat(benchmark.llmResilienceExecuteCoalescingTimer()).isEqualTo(SuccessPathBenchmark.ANSWER);
+		}
+		finally {
+			benchmark.checkStillClosed();
+		}
+	}
+
+	@Test
+	void hotPathPartsRun() {
+		HotPathPartsBenchmark benchmark = new HotPathPartsBenchmark();
+		benchmark.setUp();
+		try {
+			assertThat(benchmark.timeoutAlarm().isDisposed()).isTrue();
+			assertThat(benchmark.timeoutAlarmCoalescingTimer().isDisposed()).isTrue();
+			assertThat(benchmark.resilience4jWithTransitionListener()).isEqualTo(SuccessPathBenchmark.ANSWER);
+			assertThat(benchmark.ourBreakerPermitAndSuccess()).isTrue();
+			assertThat(benchmark.accountAndGateChecks()).isTrue();
+		}
+		finally {
+			benchmark.checkStillClosed();
+		}
+	}
+
+	@Test
+	void coalescingTimerFiresDueTasksAndNotDisposedOnes() throws InterruptedException {
+		CoalescingTimer timer = new CoalescingTimer(1, java.util.concurrent.TimeUnit.MILLISECONDS);
+		try {
+			java.util.concurrent.CountDownLatch fired = new java.util.concurrent.CountDownLatch(1);
+			java.util.concurrent.atomic.AtomicBoolean disposedFired = new java.util.concurrent.atomic.AtomicBoolean();
+			timer.schedule(() -> disposedFired.set(true), 1, java.util.concurrent.TimeUnit.MILLISECONDS).dispose();
+			timer.schedule(fired::countDown, 5, java.util.concurrent.TimeUnit.MILLISECONDS);
+			assertThat(fired.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+			assertThat(disposedFired).isFalse();
+		}
+		finally {
+			timer.dispose();
+		}
+	}
+
+	@Test
+	void failFastBenchmarksFailFastAndTheBaselineGets503() throws Exception {
+		FailFastBenchmark benchmark = new FailFastBenchmark();
+		benchmark.setUp();
+		try {
+			benchmark.gate();
+			assertThat(benchmark.breakerOpen()).isInstanceOf(LlmUnavailableException.class);
+			assertThat(benchmark.scopeGated()).isInstanceOf(LlmUnavailableException.class);
+			assertThat(benchmark.http503Attempt().body()).contains("server_error");
+		}
+		finally {
+			benchmark.tearDown();
+		}
+	}
+
+	@Test
+	void everyCaseClassLoadsAndIsClassifiedAsExpected() throws Exception {
+		String[] classes = ClassificationBenchmark.class.getField("caseClass").getAnnotation(Param.class).value();
+		for (String caseClass : classes) {
+			ClassificationBenchmark benchmark = new ClassificationBenchmark();
+			benchmark.caseClass = caseClass;
+			benchmark.fixtures = "";
+			// Throws when a case takes another path than its expected outcome.
+			benchmark.setUp();
+			assertThat(benchmark.classify()).isNotNull();
+		}
+		assertThat(VendorFixtures.load("")).hasSize(48);
+		assertThat(ClassificationBenchmark.largeError()).hasSize(ClassificationBenchmark.SIXTY_FOUR_KIB);
+		assertThat(ClassificationBenchmark.largeCompletion()).hasSize(ClassificationBenchmark.SIXTY_FOUR_KIB);
+	}
+
+	@Test
+	void bundledFixturesAreTheSharedOnes() throws Exception {
+		String shared = System.getProperty("llm.resilience.fixtures");
+		java.nio.file.Path file = (shared != null) ? java.nio.file.Path.of(shared, "vendor-errors.json") : null;
+		if (file == null || !java.nio.file.Files.exists(file)) {
+			// A clone outside the workplace has only the bundled copy, which is what runs.
+			return;
+		}
+		try (var in = VendorFixtures.class.getResourceAsStream(VendorFixtures.BUNDLED)) {
+			assertThat(in).isNotNull();
+			assertThat(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8))
+				.isEqualTo(java.nio.file.Files.readString(file));
+		}
+	}
+
+	@Test
+	void everyRowNamesABenchmarkOfThePlanAndEveryBaselineIsARow() {
+		Map<String, Integer> threadsByMethod = new LinkedHashMap<>();
+		List<String> keys = new ArrayList<>();
+		for (BenchmarkRunner.Row row : BenchmarkRunner.rows()) {
+			keys.add(row.key());
+			String method = row.key().replaceAll("[\\[@].*", "");
+			int threads = Integer.parseInt(row.key().substring(row.key().indexOf('@') + 1));
+			assertThat(planned(method, threads)).as(row.key()).isTrue();
+			threadsByMethod.merge(method, 1, Integer::sum);
+		}
+		for (BenchmarkRunner.Row row : BenchmarkRunner.rows()) {
+			if (row.baseline() != null) {
+				assertThat(keys).as(row.key()).contains(row.baseline());
+			}
+		}
+		assertThat(keys).doesNotHaveDuplicates();
+	}
+
+	@Test
+	void thePlanFitsInTheTimeTheReadmePromises() {
+		// Fork start-up and teardown on a busy 2-core machine: measured at about 2 s.
+		Duration perFork = Duration.ofSeconds(3);
+		Duration total = Duration.ZERO;
+		for (BenchmarkRunner.Group group : BenchmarkRunner.plan(false)) {
+			BenchmarkRunner.Timing timing = group.timing();
+			Duration one = timing.warmup().multipliedBy(timing.warmups())
+				.plus(timing.measurement().multipliedBy(timing.measurements()))
+				.plus(perFork);
+			total = total.plus(one.multipliedBy((long) runs(group) * timing.forks()));
+		}
+		assertThat(total).isLessThan(Duration.ofMinutes(9));
+	}
+
+	@Test
+	void tableComputesRatiosFromMedians() {
+		Map<String, BenchmarkRunner.Measured> results = new LinkedHashMap<>();
+		results.put("bareResilience4j@1", new BenchmarkRunner.Measured(1, 50, 1, 0, 0));
+		results.put("llmResilienceCall@1", new BenchmarkRunner.Measured(1, 55, 1, 48, 10));
+		String table = BenchmarkRunner.table(BenchmarkRunner.rows(), results);
+		assertThat(table).contains("| 1.10 | <= 1.2 met |").contains("1 (baseline)");
+		assertThat(BenchmarkRunner.median(List.of(3.0, 1.0, 2.0, 10.0))).isEqualTo(2.5);
+		assertThat(BenchmarkRunner.ratio(0.0005)).isEqualTo("0.00050 (1/2,000)");
+	}
+
+	/** Whether the plan runs this benchmark method with this many threads. */
+	private static boolean planned(String method, int threads) {
+		for (BenchmarkRunner.Group group : BenchmarkRunner.plan(false)) {
+			if (group.threads() != threads) {
+				continue;
+			}
+			for (Class<?> type : BENCHMARKS) {
+				if (benchmarkMethod(type, method) && Pattern.compile(group.include())
+					.matcher(type.getName() + "." + method)
+					.find()) {
+					return true;
+				}
+			}
+		}
+		return false;
+	}
+
+	/** How many benchmark runs a group makes: its methods times their parameter values. */
+	private static int runs(BenchmarkRunner.Group group) {
+		Pattern include = Pattern.compile(group.include());
+		int runs = 0;
+		for (Class<?> type : BENCHMARKS) {
+			int params = 1;
+			for (java.lang.reflect.Field field : type.getFields()) {
+				Param param = field.getAnnotation(Param.class);
+				if (param != null) {
+					params *= param.value().length;
+				}
+			}
+			for (Method method : type.getMethods()) {
+				if (method.isAnnotationPresent(Benchmark.class)
+						&& include.matcher(type.getName() + "." + method.getName()).find()) {
+					runs += params;
+				}
+			}
+		}
+		return runs;
+	}
+
+	private static boolean benchmarkMethod(Class<?> type, String name) {
+		for (Method method : type.getMethods()) {
+			if (method.getName().equals(name) && method.isAnnotationPresent(Benchmark.class)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+}

@@ -1,0 +1,72 @@
+package io.github.llmresilience.throttle;
+
+import java.time.Duration;
+
+import io.github.llmresilience.event.StateChanges;
+import io.github.llmresilience.test.ManualTime;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The gate's open check skips the clock for a scope that is not gated and forgets a gate
+ * that has passed; neither may change what callers see.
+ */
+class ThrottleGateTest {
+
+	private final ManualTime time = new ManualTime();
+
+	private final ThrottleGate gate = new ThrottleGate(this.time, ThrottleSettings.defaults(),
+			new StateChanges(this.time));
+
+	@Test
+	void aScopeIsOpenUntilGatedAndClosedUntilTheGatePasses() {
+		ThrottleGate.Scope scope = this.gate.scope("prod/gpt-4o");
+		assertThat(this.gate.isOpen(scope)).isTrue();
+		this.gate.close(scope, Duration.ofSeconds(10), "rate_limit_exceeded");
+		assertThat(this.gate.isOpen(scope)).isFalse();
+		this.time.advance(Duration.ofSeconds(9));
+		assertThat(this.gate.isOpen(scope)).isFalse();
+		this.time.advance(Duration.ofSeconds(1));
+		assertThat(this.gate.isOpen(scope)).isTrue();
+		assertThat(scope.closedUntil()).isBeforeOrEqualTo(this.time.instant());
+		assertThat(this.gate.gated()).isEmpty();
+	}
+
+	@Test
+	void aPassedGateThatWasForgottenCanBeClosedAgain() {
+		ThrottleGate.Scope scope = this.gate.scope("prod/gpt-4o");
+		this.gate.close(scope, Duration.ofSeconds(1), null);
+		this.time.advance(Duration.ofSeconds(2));
+		assertThat(this.gate.isOpen(scope)).isTrue();
+		// A shorter gate than the one that passed still closes the scope.
+		this.gate.close(scope, Duration.ofMillis(500), null);
+		assertThat(this.gate.isOpen(scope)).isFalse();
+		assertThat(scope.closedUntil()).isEqualTo(this.time.instant().plusMillis(500));
+		assertThat(this.gate.gated()).containsOnlyKeys("prod/gpt-4o");
+	}
+
+	@Test
+	void anOperatorOpensAGatedScope() {
+		ThrottleGate.Scope scope = this.gate.scope("prod/gpt-4o");
+		this.gate.close(scope, null, null);
+		assertThat(this.gate.isOpen(scope)).isFalse();
+		this.gate.open("prod/gpt-4o");
+		assertThat(this.gate.isOpen(scope)).isTrue();
+	}
+
+	@Test
+	void anAccountIsUsableUntilParkedAndAgainAfterItsPark() {
+		Accounts accounts = new Accounts(this.time, AccountSettings.defaults(), new StateChanges(this.time));
+		Accounts.AccountStatus account = accounts.account("prod");
+		assertThat(accounts.isUsable(account)).isTrue();
+		accounts.park(account, Duration.ofMinutes(1), "insufficient_quota");
+		assertThat(accounts.isUsable(account)).isFalse();
+		this.time.advance(Duration.ofMinutes(1));
+		assertThat(accounts.isUsable(account)).isTrue();
+		accounts.credentialFailure(account, "invalid_api_key");
+		accounts.credentialFailure(account, "invalid_api_key");
+		assertThat(accounts.isUsable(account)).isFalse();
+	}
+
+}
