@@ -140,7 +140,7 @@ public final class BenchmarkRunner {
 		Timing calls = quick ? new Timing(1, 1, Duration.ofMillis(200), 2, Duration.ofMillis(200))
 				: new Timing(1, 5, Duration.ofSeconds(1), 8, Duration.ofSeconds(1));
 		Timing compute = quick ? calls : new Timing(1, 3, Duration.ofSeconds(1), 5, Duration.ofSeconds(1));
-		String pair = SUCCESS + "\\.(bareResilience4j|llmResilienceCall|llmResilienceCallCoalescingTimer)$";
+		String pair = SUCCESS + "\\.(bareResilience4j|llmResilienceCall|llmResilienceCallParallelScheduler)$";
 		return List.of(new Group("success", SUCCESS + "\\.|" + PARTS + "\\.", 1, calls),
 				new Group("contention-2", pair, 2, calls), new Group("contention-8", pair, 8, calls),
 				new Group("failfast", FAIL_FAST + "\\.", 1, calls), new Group("classify", CLASSIFY + "\\.", 1, compute));
@@ -152,18 +152,22 @@ public final class BenchmarkRunner {
 		String bare = "bareResilience4j@1";
 		rows.add(new Row(bare, "bare Resilience4j breaker, default config (baseline)", null, ""));
 		rows.add(new Row("llmResilienceCall@1", "LlmResilience.call, one-target chain", bare, "<= 1.2"));
+		rows.add(new Row("llmResilienceCallMicrometer@1",
+				"LlmResilience.call with the starter's Micrometer meters (SimpleMeterRegistry)", bare, "<= 1.2"));
 		rows.add(new Row("llmResilienceCallOnTarget@1", "LlmResilience.callOnTarget", bare, "<= 1.2"));
-		rows.add(new Row("llmResilienceCallCoalescingTimer@1", "proposal: LlmResilience.call, coalescing timer", bare,
-				"<= 1.2"));
+		rows.add(new Row("llmResilienceCallParallelScheduler@1",
+				"former default: LlmResilience.call, timeouts on Schedulers.parallel()", bare, ""));
 		rows.add(new Row("bareResilience4jReactive@1", "bare Resilience4j Reactor operator, block() (baseline)", null,
 				""));
 		rows.add(new Row("llmResilienceExecute@1", "LlmResilience.execute, block()", "bareResilience4jReactive@1",
 				"<= 1.2"));
-		rows.add(new Row("llmResilienceExecuteCoalescingTimer@1", "proposal: LlmResilience.execute, coalescing timer",
-				"bareResilience4jReactive@1", "<= 1.2"));
+		rows.add(new Row("llmResilienceExecuteParallelScheduler@1",
+				"former default: LlmResilience.execute, timeouts on Schedulers.parallel()", "bareResilience4jReactive@1",
+				""));
 		rows.add(new Row("timeoutAlarm@1", "part: timeout alarm, schedule + dispose on Schedulers.parallel()", bare,
 				""));
-		rows.add(new Row("timeoutAlarmCoalescingTimer@1", "part: the same alarm on the coalescing timer", bare, ""));
+		rows.add(new Row("timeoutAlarmCoalescingTimer@1", "part: the same alarm on the coalescing timer (the default)",
+				bare, ""));
 		rows.add(new Row("resilience4jWithTransitionListener@1", "part: bare breaker + a state-transition listener",
 				bare, ""));
 		rows.add(new Row("accountAndGateChecks@1", "part: account usable + quota scope open checks", bare, ""));
@@ -173,8 +177,9 @@ public final class BenchmarkRunner {
 			rows.add(new Row(baseline, "bare Resilience4j, " + threads + " threads (baseline)", null, ""));
 			rows.add(new Row("llmResilienceCall@" + threads, "LlmResilience.call, " + threads + " threads", baseline,
 					"<= 1.2"));
-			rows.add(new Row("llmResilienceCallCoalescingTimer@" + threads,
-					"proposal: LlmResilience.call, coalescing timer, " + threads + " threads", baseline, "<= 1.2"));
+			rows.add(new Row("llmResilienceCallParallelScheduler@" + threads,
+					"former default: LlmResilience.call on Schedulers.parallel(), " + threads + " threads", baseline,
+					""));
 		}
 		String http = "http503Attempt@1";
 		rows.add(new Row(http, "one attempt: loopback HTTP 503, JDK HttpClient (baseline)", null, ""));

@@ -8,11 +8,10 @@ import io.github.llmresilience.execute.LlmUnavailableException;
 import io.github.llmresilience.target.Target;
 
 /**
- * The "metrics" of the benchmarked calls until the Micrometer observer exists: one
- * {@link LongAdder} increment per attempt, per served call and per unavailable call,
- * which is the least any metrics binding does (a Micrometer counter is a
- * {@code LongAdder} too; its timer costs more). {@link #create()} is the one line to
- * change to measure the real binding.
+ * The least any metrics binding does: one {@link LongAdder} increment per attempt, per
+ * served call and per unavailable call (a Micrometer counter is a {@code LongAdder} too;
+ * its timer costs more). Most rows use it so that they measure the executor itself; the
+ * row {@code llmResilienceCallMicrometer} measures the starter's real Micrometer meters.
  */
 public final class CountingObserver implements CallObserver {
 

@@ -32,10 +32,11 @@ class BenchmarkSetupTest {
 			assertThat(benchmark.bareResilience4j()).isEqualTo(SuccessPathBenchmark.ANSWER);
 			assertThat(benchmark.llmResilienceCall()).isEqualTo(SuccessPathBenchmark.ANSWER);
 			assertThat(benchmark.llmResilienceCallOnTarget()).isEqualTo(SuccessPathBenchmark.ANSWER);
-			assertThat(benchmark.llmResilienceCallCoalescingTimer()).isEqualTo(SuccessPathBenchmark.ANSWER);
+			assertThat(benchmark.llmResilienceCallParallelScheduler()).isEqualTo(SuccessPathBenchmark.ANSWER);
+			assertThat(benchmark.llmResilienceCallMicrometer()).isEqualTo(SuccessPathBenchmark.ANSWER);
 			assertThat(benchmark.bareResilience4jReactive()).isEqualTo(SuccessPathBenchmark.ANSWER);
 			assertThat(benchmark.llmResilienceExecute()).isEqualTo(SuccessPathBenchmark.ANSWER);
-			assertThat(benchmark.llmResilienceExecuteCoalescingTimer()).isEqualTo(SuccessPathBenchmark.ANSWER);
+			assertThat(benchmark.llmResilienceExecuteParallelScheduler()).isEqualTo(SuccessPathBenchmark.ANSWER);
 		}
 		finally {
 			benchmark.checkStillClosed();
@@ -55,22 +56,6 @@ class BenchmarkSetupTest {
 		}
 		finally {
 			benchmark.checkStillClosed();
-		}
-	}
-
-	@Test
-	void coalescingTimerFiresDueTasksAndNotDisposedOnes() throws InterruptedException {
-		CoalescingTimer timer = new CoalescingTimer(1, java.util.concurrent.TimeUnit.MILLISECONDS);
-		try {
-			java.util.concurrent.CountDownLatch fired = new java.util.concurrent.CountDownLatch(1);
-			java.util.concurrent.atomic.AtomicBoolean disposedFired = new java.util.concurrent.atomic.AtomicBoolean();
-			timer.schedule(() -> disposedFired.set(true), 1, java.util.concurrent.TimeUnit.MILLISECONDS).dispose();
-			timer.schedule(fired::countDown, 5, java.util.concurrent.TimeUnit.MILLISECONDS);
-			assertThat(fired.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-			assertThat(disposedFired).isFalse();
-		}
-		finally {
-			timer.dispose();
 		}
 	}
 

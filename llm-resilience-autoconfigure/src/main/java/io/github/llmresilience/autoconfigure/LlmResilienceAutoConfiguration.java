@@ -26,14 +26,16 @@ import io.github.llmresilience.target.TargetRegistry;
 import io.github.llmresilience.throttle.AccountSettings;
 import io.github.llmresilience.throttle.ThrottleSettings;
 import io.github.llmresilience.timeout.AdaptiveSettings;
+import io.github.llmresilience.timeout.CoalescingTimer;
 import io.github.llmresilience.web.AnthropicSdkErrorExtractor;
 import io.github.llmresilience.web.OpenAiSdkErrorExtractor;
 import io.github.llmresilience.web.RestClientErrorExtractor;
 import io.github.llmresilience.web.SpringAiErrorExtractor;
 import io.github.llmresilience.web.WebClientErrorExtractor;
-import reactor.core.scheduler.Schedulers;
+import reactor.core.scheduler.Scheduler;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -44,7 +46,10 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * Auto-configuration of llm-resilience: the classifiers of every vendor, the targets and
- * chains from {@code llm.resilience.*}, and the {@link LlmResilience} executor.
+ * chains from {@code llm.resilience.*}, and the {@link LlmResilience} executor. Timeouts
+ * and backoffs run on the shared {@link CoalescingTimer} unless a Reactor
+ * {@link Scheduler} bean named {@code llmResilienceScheduler} is defined (a test's virtual
+ * time, for example).
  */
 @AutoConfiguration
 @ConditionalOnProperty(prefix = "llm.resilience", name = "enabled", havingValue = "true", matchIfMissing = true)
@@ -117,12 +122,13 @@ public final class LlmResilienceAutoConfiguration {
 	@ConditionalOnMissingBean
 	LlmResilience llmResilience(LlmResilienceProperties properties, Clock clock, TargetRegistry registry,
 			StateChanges events, ProviderClassifiers classifiers, ErrorExtractors extractors,
-			ObjectProvider<CallObserver> observers, ObjectProvider<UnclassifiedListener> listeners) {
+			ObjectProvider<CallObserver> observers, ObjectProvider<UnclassifiedListener> listeners,
+			@Qualifier("llmResilienceScheduler") ObjectProvider<Scheduler> scheduler) {
 		List<CallObserver> allObservers = observers.orderedStream().toList();
 		List<UnclassifiedListener> allListeners = listeners.orderedStream().toList();
 		LlmResilience.Builder builder = LlmResilience.builder()
 			.clock(clock)
-			.scheduler(Schedulers.parallel())
+			.scheduler(scheduler.getIfAvailable(CoalescingTimer::shared))
 			.breaker(breaker(properties.getBreaker(), null))
 			.failureDomain(properties.getBreaker().getFailureDomain())
 			.retry(retry(properties.getRetry()))

@@ -1,8 +1,9 @@
 package io.github.llmresilience.execute;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.llmresilience.target.Target;
 
@@ -28,11 +29,23 @@ public final class Attempt {
 
 	private final CallId callId;
 
+	private static final VarHandle SETTLED;
+
+	static {
+		try {
+			SETTLED = MethodHandles.lookup().findVarHandle(Attempt.class, "settled", int.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
+
 	/**
 	 * 0 in flight; 1 settled by its result; 2 settled by cancellation or claimed by the
-	 * timeout alarm; 3 the alarm's interrupt is delivered.
+	 * timeout alarm; 3 the alarm's interrupt is delivered. A field, not an AtomicInteger:
+	 * one object less on every call.
 	 */
-	final AtomicInteger settled = new AtomicInteger();
+	private volatile int settled;
 
 	Attempt(String chain, Target target, int number, int targetAttempt, Duration timeout, Duration timeLeft,
 			CallId callId) {
@@ -78,6 +91,18 @@ public final class Attempt {
 	/** The same for every attempt and target of one logical call. */
 	public String idempotencyKey() {
 		return this.callId.key();
+	}
+
+	boolean settle(int from, int to) {
+		return SETTLED.compareAndSet(this, from, to);
+	}
+
+	int settled() {
+		return this.settled;
+	}
+
+	void settled(int state) {
+		this.settled = state;
 	}
 
 	@Override

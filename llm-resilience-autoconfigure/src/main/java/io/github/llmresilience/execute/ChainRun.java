@@ -44,6 +44,9 @@ final class ChainRun {
 
 	private final Attempt.CallId callId;
 
+	/** Whether the next attempt is the call's first, whose start is the run's start. */
+	private boolean firstAttempt = true;
+
 	private final boolean streaming;
 
 	private int index = -1;
@@ -132,11 +135,10 @@ final class ChainRun {
 	 * given back)
 	 */
 	Attempt begin(TargetRuntime target) {
-		long now = this.engine.nanoTime();
 		Duration timeout = this.streaming ? target.firstTokenTimeout().current() : target.attemptTimeout().current();
 		Duration timeLeft = null;
 		if (this.deadlineNanos != Long.MAX_VALUE) {
-			long left = this.deadlineNanos - now;
+			long left = this.deadlineNanos - this.engine.nanoTime();
 			if (left <= 0) {
 				target.breaker().release();
 				skip(target, Skip.DEADLINE, null);
@@ -157,16 +159,30 @@ final class ChainRun {
 	}
 
 	/**
-	 * The attempt answered: record the success.
-	 * @param nanos the attempt's latency; for a stream, its time to the first element
+	 * When an attempt starts: the run's own start for the first (a clock read saved on
+	 * every call), now for any later one.
 	 */
-	void succeeded(TargetRuntime target, long nanos) {
+	long attemptStart(Attempt attempt) {
+		if (this.firstAttempt) {
+			this.firstAttempt = false;
+			return this.startNanos;
+		}
+		return this.engine.nanoTime();
+	}
+
+	/**
+	 * The attempt answered: record the success.
+	 * @param start when the attempt started
+	 * @param end when it answered; for a stream, when its first element came
+	 */
+	void succeeded(TargetRuntime target, long start, long end) {
+		long nanos = end - start;
 		(this.streaming ? target.firstTokenTimeout() : target.attemptTimeout()).record(nanos);
 		target.breaker().onSuccess(nanos);
 		this.engine.accounts().success(target.account());
 		CallObserver observer = this.engine.observer();
 		observer.onAttempt(this.chain, target.target(), Verdict.success(), nanos);
-		observer.onServed(this.chain, target.target(), this.index, this.engine.nanoTime() - this.startNanos);
+		observer.onServed(this.chain, target.target(), this.index, end - this.startNanos);
 	}
 
 	/** The attempt ended without a result (cancelled): neither success nor failure. */

@@ -38,12 +38,12 @@ import io.github.llmresilience.throttle.AccountSettings;
 import io.github.llmresilience.throttle.Accounts;
 import io.github.llmresilience.throttle.ThrottleGate;
 import io.github.llmresilience.throttle.ThrottleSettings;
+import io.github.llmresilience.timeout.CoalescingTimer;
 import io.github.llmresilience.timeout.MeasuredTimeout;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 
 /**
  * Runs LLM calls through a chain of targets: skips targets that cannot serve (parked or
@@ -195,7 +195,7 @@ public final class LlmResilience {
 		if (attempt == null) {
 			return Mono.error(run.unavailable("deadline exceeded"));
 		}
-		long start = this.nanoTime.getAsLong();
+		long start = run.attemptStart(attempt);
 		Mono<T> source;
 		try {
 			source = Objects.requireNonNull(call.call(attempt), "TargetCall returned null");
@@ -205,23 +205,23 @@ public final class LlmResilience {
 		}
 		return source.timeout(attempt.timeout(), this.scheduler)
 			.doOnCancel(() -> {
-				if (attempt.settled.compareAndSet(0, 2)) {
+				if (attempt.settle(0, 2)) {
 					run.abandoned(target);
 				}
 			})
 			.map((value) -> {
-				if (attempt.settled.compareAndSet(0, 1)) {
-					run.succeeded(target, this.nanoTime.getAsLong() - start);
+				if (attempt.settle(0, 1)) {
+					run.succeeded(target, start, this.nanoTime.getAsLong());
 				}
 				return value;
 			})
 			.switchIfEmpty(Mono.fromRunnable(() -> {
-				if (attempt.settled.compareAndSet(0, 1)) {
-					run.succeeded(target, this.nanoTime.getAsLong() - start);
+				if (attempt.settle(0, 1)) {
+					run.succeeded(target, start, this.nanoTime.getAsLong());
 				}
 			}))
 			.onErrorResume((error) -> {
-				if (!attempt.settled.compareAndSet(0, 1)) {
+				if (!attempt.settle(0, 1)) {
 					return Mono.error(error);
 				}
 				return switch (run.failed(target, error, this.nanoTime.getAsLong() - start)) {
@@ -276,7 +276,7 @@ public final class LlmResilience {
 		if (attempt == null) {
 			return Flux.error(run.unavailable("deadline exceeded"));
 		}
-		long start = this.nanoTime.getAsLong();
+		long start = run.attemptStart(attempt);
 		StreamProgress progress = new StreamProgress();
 		Flux<T> source;
 		try {
@@ -294,18 +294,18 @@ public final class LlmResilience {
 				}
 			})
 			.doOnCancel(() -> {
-				if (attempt.settled.compareAndSet(0, 2)) {
+				if (attempt.settle(0, 2)) {
 					run.abandoned(target);
 				}
 			})
 			.doOnComplete(() -> {
-				if (attempt.settled.compareAndSet(0, 1)) {
-					run.succeeded(target,
-							(progress.received > 0) ? progress.firstNanos : this.nanoTime.getAsLong() - start);
+				if (attempt.settle(0, 1)) {
+					long end = this.nanoTime.getAsLong();
+					run.succeeded(target, start, (progress.received > 0) ? start + progress.firstNanos : end);
 				}
 			})
 			.onErrorResume((error) -> {
-				if (!attempt.settled.compareAndSet(0, 1)) {
+				if (!attempt.settle(0, 1)) {
 					return Flux.error(error);
 				}
 				long nanos = this.nanoTime.getAsLong() - start;
@@ -388,12 +388,12 @@ public final class LlmResilience {
 			if (attempt == null) {
 				throw run.unavailable("deadline exceeded");
 			}
-			long start = this.nanoTime.getAsLong();
+			long start = run.attemptStart(attempt);
 			Thread caller = Thread.currentThread();
 			Disposable alarm = this.scheduler.schedule(() -> {
-				if (attempt.settled.compareAndSet(0, 2)) {
+				if (attempt.settle(0, 2)) {
 					caller.interrupt();
-					attempt.settled.set(3);
+					attempt.settled(3);
 				}
 			}, attempt.timeout().toNanos(), TimeUnit.NANOSECONDS);
 			T value = null;
@@ -404,13 +404,14 @@ public final class LlmResilience {
 			catch (Throwable ex) {
 				error = ex;
 			}
-			boolean timedOut = !attempt.settled.compareAndSet(0, 1);
+			boolean timedOut = !attempt.settle(0, 1);
 			alarm.dispose();
-			long nanos = this.nanoTime.getAsLong() - start;
+			long end = this.nanoTime.getAsLong();
+			long nanos = end - start;
 			if (timedOut) {
 				// The alarm has claimed the attempt: wait the instant until its interrupt is
 				// delivered, then take the interrupt back so it does not leak to the caller.
-				while (attempt.settled.get() != 3) {
+				while (attempt.settled() != 3) {
 					Thread.onSpinWait();
 				}
 				Thread.interrupted();
@@ -424,7 +425,7 @@ public final class LlmResilience {
 				throw (CancellationException) new CancellationException("Interrupted").initCause(error);
 			}
 			if (error == null) {
-				run.succeeded(target, nanos);
+				run.succeeded(target, start, end);
 				return value;
 			}
 			switch (run.failed(target, error, nanos)) {
@@ -687,7 +688,7 @@ public final class LlmResilience {
 
 		private Clock clock = Clock.systemUTC();
 
-		private Scheduler scheduler = Schedulers.parallel();
+		private Scheduler scheduler = CoalescingTimer.shared();
 
 		private final List<Target> targets = new ArrayList<>();
 
@@ -730,7 +731,10 @@ public final class LlmResilience {
 			return this;
 		}
 
-		/** The scheduler for attempt timeouts and backoff delays. */
+		/**
+		 * The scheduler for attempt timeouts and backoff delays; by default the shared
+		 * {@link CoalescingTimer}, which arms and disarms a timeout without a lock.
+		 */
 		public Builder scheduler(Scheduler scheduler) {
 			this.scheduler = Objects.requireNonNull(scheduler);
 			return this;

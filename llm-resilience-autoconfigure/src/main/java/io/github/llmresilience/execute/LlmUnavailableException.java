@@ -21,13 +21,30 @@ public class LlmUnavailableException extends RuntimeException {
 
 	private final Instant retryAfter;
 
+	private final String reason;
+
+	private transient volatile String message;
+
 	public LlmUnavailableException(String chain, List<ChainStep> steps, boolean allThrottled, Instant retryAfter,
 			String reason, Throwable cause) {
-		super(message(chain, steps, retryAfter, reason), cause, true, false);
+		// The message is built when first asked for: failing fast is the breaker's whole
+		// point, and most callers read retryAfter(), not the text.
+		super(null, cause, true, false);
 		this.chain = chain;
 		this.steps = List.copyOf(steps);
 		this.allThrottled = allThrottled;
 		this.retryAfter = retryAfter;
+		this.reason = reason;
+	}
+
+	@Override
+	public String getMessage() {
+		String text = this.message;
+		if (text == null) {
+			text = message(this.chain, this.steps, this.retryAfter, this.reason);
+			this.message = text;
+		}
+		return text;
 	}
 
 	public String chain() {

@@ -1,14 +1,13 @@
 package io.github.llmresilience.timeout;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The most recent {@link #CAPACITY} latencies of one target's successful calls, in a ring
  * of primitives: recording allocates nothing and takes no lock. The 99th percentile is
- * recomputed (a selection over a copy, not a sort) only every {@link #REFRESH} samples,
- * so reading it on the hot path is a field read.
+ * recomputed (a selection over a copy in a scratch array kept for it, not a sort) only
+ * every {@link #REFRESH} samples, so reading it on the hot path is a field read.
  *
  * <p>Writes race benignly: two threads recording at once may land in neighbouring slots
  * in any order, and a reader may see a slot mid-update as its previous value. For a
@@ -20,9 +19,12 @@ public final class LatencyRecord {
 	public static final int CAPACITY = 1024;
 
 	/** Samples between two recomputations of the percentile. */
-	static final int REFRESH = 64;
+	static final int REFRESH = 256;
 
 	private final long[] ring = new long[CAPACITY];
+
+	/** Where the percentile is selected; only touched under this record's lock. */
+	private final long[] scratch = new long[CAPACITY];
 
 	private final AtomicLong count = new AtomicLong();
 
@@ -46,27 +48,39 @@ public final class LatencyRecord {
 
 	/** The 99th percentile of the kept samples; zero when there are none. */
 	public Duration p99() {
+		return Duration.ofNanos(p99Nanos());
+	}
+
+	/** The 99th percentile in nanoseconds, recomputed at most every {@link #REFRESH} samples. */
+	public long p99Nanos() {
 		long count = this.count.get();
 		if (count == 0) {
-			return Duration.ZERO;
+			return 0;
 		}
 		if (count - this.p99At >= REFRESH || this.p99Nanos < 0) {
 			synchronized (this) {
 				if (count - this.p99At >= REFRESH || this.p99Nanos < 0) {
-					this.p99Nanos = percentile(Arrays.copyOf(this.ring, (int) Math.min(count, CAPACITY)), 0.99);
+					int size = (int) Math.min(count, CAPACITY);
+					System.arraycopy(this.ring, 0, this.scratch, 0, size);
+					this.p99Nanos = percentile(this.scratch, size, 0.99);
 					this.p99At = count;
 				}
 			}
 		}
-		return Duration.ofNanos(this.p99Nanos);
+		return this.p99Nanos;
 	}
 
-	/** The nearest-rank percentile, by selection in place. */
+	/** The nearest-rank percentile of the whole array, by selection in place. */
 	static long percentile(long[] values, double rank) {
-		int k = (int) Math.ceil(rank * values.length) - 1;
-		k = Math.max(0, Math.min(values.length - 1, k));
+		return percentile(values, values.length, rank);
+	}
+
+	/** The nearest-rank percentile of the first {@code size} values, by selection in place. */
+	static long percentile(long[] values, int size, double rank) {
+		int k = (int) Math.ceil(rank * size) - 1;
+		k = Math.max(0, Math.min(size - 1, k));
 		int left = 0;
-		int right = values.length - 1;
+		int right = size - 1;
 		while (left < right) {
 			long pivot = values[(left + right) >>> 1];
 			int i = left;

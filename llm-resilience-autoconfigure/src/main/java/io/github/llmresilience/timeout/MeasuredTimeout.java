@@ -20,6 +20,9 @@ public final class MeasuredTimeout {
 
 	private final long floorNanos;
 
+	/** The measured timeout and the p99 it was made from: a Duration made once per p99. */
+	private volatile Cached cached = new Cached(-1, null);
+
 	public MeasuredTimeout(Duration configured, AdaptiveSettings adaptive) {
 		this.configured = configured;
 		this.adaptive = adaptive;
@@ -37,9 +40,18 @@ public final class MeasuredTimeout {
 		if (!this.adaptive.enabled() || this.latencies.samples() < this.adaptive.minSamples()) {
 			return this.configured;
 		}
-		double measured = this.adaptive.multiplier() * this.latencies.p99().toNanos();
-		long nanos = (long) Math.max(this.floorNanos, Math.min(this.ceilingNanos, measured));
-		return Duration.ofNanos(nanos);
+		long p99 = this.latencies.p99Nanos();
+		Cached cached = this.cached;
+		if (cached.p99Nanos != p99) {
+			double measured = this.adaptive.multiplier() * p99;
+			long nanos = (long) Math.max(this.floorNanos, Math.min(this.ceilingNanos, measured));
+			cached = new Cached(p99, Duration.ofNanos(nanos));
+			this.cached = cached;
+		}
+		return cached.timeout;
+	}
+
+	private record Cached(long p99Nanos, Duration timeout) {
 	}
 
 	public Duration configured() {

@@ -1,5 +1,6 @@
-package io.github.llmresilience.benchmarks;
+package io.github.llmresilience.timeout;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -11,7 +12,8 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * A PROTOTYPE, measured here to size a proposed change to the executor; not library code.
+ * The timer of attempt timeouts, stall timeouts and backoffs: a Reactor {@link Scheduler}
+ * for timed tasks that almost never takes a lock or wakes a thread.
  *
  * <p>The executor arms a timeout alarm per attempt with {@code Scheduler.schedule(task,
  * 30 s)} and disposes it when the attempt ends. On {@link Schedulers#parallel()} that is
@@ -28,9 +30,16 @@ import reactor.core.scheduler.Schedulers;
  *
  * <p>Tasks without a delay, and workers, go to {@link Schedulers#parallel()}.
  */
-final class CoalescingTimer implements Scheduler {
+public final class CoalescingTimer implements Scheduler {
+
+	/** How late a task may fire at most, in a race with the timer thread falling asleep. */
+	public static final long TICK_MILLIS = 10;
+
+	private static volatile CoalescingTimer shared;
 
 	private final long tickNanos;
+
+	private final long idleTicks;
 
 	private final Scheduler immediate = Schedulers.parallel();
 
@@ -43,9 +52,34 @@ final class CoalescingTimer implements Scheduler {
 
 	private volatile boolean disposed;
 
-	CoalescingTimer(long tick, TimeUnit unit) {
+	/** The timer shared by every executor of this class loader; one daemon thread. */
+	public static CoalescingTimer shared() {
+		CoalescingTimer timer = shared;
+		if (timer == null || timer.isDisposed()) {
+			synchronized (CoalescingTimer.class) {
+				timer = shared;
+				if (timer == null || timer.isDisposed()) {
+					timer = new CoalescingTimer(TICK_MILLIS, TimeUnit.MILLISECONDS);
+					shared = timer;
+				}
+			}
+		}
+		return timer;
+	}
+
+	public CoalescingTimer(long tick, TimeUnit unit) {
+		this(tick, unit, Duration.ofSeconds(1));
+	}
+
+	/**
+	 * @param tick how late a task may fire at most
+	 * @param unit the tick's unit
+	 * @param idle how long without any task before the thread sleeps until woken
+	 */
+	CoalescingTimer(long tick, TimeUnit unit, Duration idle) {
 		this.tickNanos = unit.toNanos(tick);
-		this.thread = new Thread(this::loop, "coalescing-timer");
+		this.idleTicks = Math.max(1, idle.toNanos() / this.tickNanos);
+		this.thread = new Thread(this::loop, "llm-resilience-timer");
 		this.thread.setDaemon(true);
 		this.thread.start();
 	}
@@ -71,6 +105,11 @@ final class CoalescingTimer implements Scheduler {
 		return this.immediate.createWorker();
 	}
 
+	/** Whether the timer thread sleeps until a caller wakes it (nothing to time). */
+	boolean isAsleep() {
+		return this.wakeAt == Long.MAX_VALUE && this.thread.getState() == Thread.State.WAITING;
+	}
+
 	@Override
 	public void dispose() {
 		this.disposed = true;
@@ -84,7 +123,6 @@ final class CoalescingTimer implements Scheduler {
 
 	private void loop() {
 		List<Timed> pending = new ArrayList<>();
-		long idleTicks = TimeUnit.SECONDS.toNanos(1) / this.tickNanos;
 		long emptyRounds = 0;
 		while (!this.disposed) {
 			boolean tookAny = false;
@@ -113,7 +151,7 @@ final class CoalescingTimer implements Scheduler {
 			}
 			pending.subList(kept, pending.size()).clear();
 			emptyRounds = (tookAny || !pending.isEmpty()) ? 0 : emptyRounds + 1;
-			if (emptyRounds > idleTicks) {
+			if (emptyRounds > this.idleTicks) {
 				// Nothing for a second: sleep until a caller wakes this thread. Announce it
 				// first, then look again, so that a task offered meanwhile is never missed.
 				this.wakeAt = Long.MAX_VALUE;
