@@ -50,9 +50,4 @@ public final class BuiltInClassifiers {
 		return factory.apply(vendor, settings);
 	}
 
-	/** Whether a vendor id has a built-in classifier. */
-	public static boolean isKnown(String id) {
-		return id != null && VENDOR_IDS.contains(id.trim().toLowerCase(Locale.ROOT));
-	}
-
 }

@@ -372,10 +372,6 @@ abstract class VendorClassifier implements ProviderErrorClassifier {
 			return new Finding(this.outcome, this.errorType, this.known, this.bodyHint, message);
 		}
 
-		Finding withOutcome(Outcome outcome) {
-			return new Finding(outcome, this.errorType, this.known, this.bodyHint, this.hintText);
-		}
-
 		Finding withoutTextHint() {
 			return new Finding(this.outcome, this.errorType, this.known, this.bodyHint, null);
 		}

@@ -162,7 +162,7 @@ final class ChainRun {
 	 * When an attempt starts: the run's own start for the first (a clock read saved on
 	 * every call), now for any later one.
 	 */
-	long attemptStart(Attempt attempt) {
+	long attemptStart() {
 		if (this.firstAttempt) {
 			this.firstAttempt = false;
 			return this.startNanos;
@@ -313,10 +313,6 @@ final class ChainRun {
 				(earliest != null) ? earliest : now, reason, this.lastError);
 		this.engine.observer().onUnavailable(this.chain, exception, this.engine.nanoTime() - this.startNanos);
 		return exception;
-	}
-
-	boolean deadlinePassed() {
-		return this.deadlineNanos != Long.MAX_VALUE && this.engine.nanoTime() >= this.deadlineNanos;
 	}
 
 	private void skip(TargetRuntime target, Skip why, Instant until) {

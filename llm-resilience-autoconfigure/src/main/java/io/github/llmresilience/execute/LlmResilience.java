@@ -14,7 +14,6 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.DoubleSupplier;
-import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 import io.github.llmresilience.breaker.Breaker;
@@ -195,7 +194,7 @@ public final class LlmResilience {
 		if (attempt == null) {
 			return Mono.error(run.unavailable("deadline exceeded"));
 		}
-		long start = run.attemptStart(attempt);
+		long start = run.attemptStart();
 		Mono<T> source;
 		try {
 			source = Objects.requireNonNull(call.call(attempt), "TargetCall returned null");
@@ -276,7 +275,7 @@ public final class LlmResilience {
 		if (attempt == null) {
 			return Flux.error(run.unavailable("deadline exceeded"));
 		}
-		long start = run.attemptStart(attempt);
+		long start = run.attemptStart();
 		StreamProgress progress = new StreamProgress();
 		Flux<T> source;
 		try {
@@ -388,7 +387,7 @@ public final class LlmResilience {
 			if (attempt == null) {
 				throw run.unavailable("deadline exceeded");
 			}
-			long start = run.attemptStart(attempt);
+			long start = run.attemptStart();
 			Thread caller = Thread.currentThread();
 			Disposable alarm = this.scheduler.schedule(() -> {
 				if (attempt.settle(0, 2)) {
@@ -563,10 +562,6 @@ public final class LlmResilience {
 
 	public Clock clock() {
 		return this.clock;
-	}
-
-	Scheduler scheduler() {
-		return this.scheduler;
 	}
 
 	RetrySettings retrySettings() {
@@ -844,10 +839,6 @@ public final class LlmResilience {
 		public LlmResilience build(TargetRegistry registry, StateChanges events) {
 			this.listeners.forEach(events::addListener);
 			return new LlmResilience(this, registry, events);
-		}
-
-		Function<Target, TargetOptions> options() {
-			return (target) -> this.targetOptions.getOrDefault(target.name(), TargetOptions.DEFAULTS);
 		}
 
 	}

@@ -27,14 +27,6 @@ public final class Secret {
 		return this.value;
 	}
 
-	/**
-	 * Whether a text contains this credential, for masking a provider message that echoes
-	 * it.
-	 */
-	public boolean isIn(String text) {
-		return text != null && text.contains(this.value);
-	}
-
 	@Override
 	public boolean equals(Object other) {
 		return other instanceof Secret that && Objects.equals(this.value, that.value);

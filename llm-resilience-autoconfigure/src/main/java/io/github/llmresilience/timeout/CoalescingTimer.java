@@ -28,7 +28,8 @@ import reactor.core.scheduler.Schedulers;
  * parks until woken. A task fires at most one tick late (a race between a caller and the
  * thread going to sleep); attempt timeouts are seconds, a tick is milliseconds.
  *
- * <p>Tasks without a delay, and workers, go to {@link Schedulers#parallel()}.
+ * <p>Tasks without a delay, workers, and timed tasks once due run on
+ * {@link Schedulers#parallel()}: the timer thread only keeps time.
  */
 public final class CoalescingTimer implements Scheduler {
 
@@ -141,7 +142,11 @@ public final class CoalescingTimer implements Scheduler {
 					continue;
 				}
 				if (timed.deadline - now <= 0) {
-					timed.fire();
+					// Run it elsewhere: a fired timeout continues the caller's pipeline
+					// (failover, the next attempt), which must never hold up other timers.
+					if (timed.claim()) {
+						this.immediate.schedule(timed.task);
+					}
 					continue;
 				}
 				if (timed.deadline - earliest < 0) {
@@ -169,7 +174,7 @@ public final class CoalescingTimer implements Scheduler {
 	/** One timed task; disposing it only marks it, the timer thread drops it. */
 	private static final class Timed implements Disposable {
 
-		private final Runnable task;
+		final Runnable task;
 
 		final long deadline;
 
@@ -180,11 +185,13 @@ public final class CoalescingTimer implements Scheduler {
 			this.deadline = deadline;
 		}
 
-		void fire() {
-			if (!this.cancelled) {
-				this.cancelled = true;
-				this.task.run();
+		/** Take the task for running; {@code false} when it was disposed or taken. */
+		boolean claim() {
+			if (this.cancelled) {
+				return false;
 			}
+			this.cancelled = true;
+			return true;
 		}
 
 		@Override

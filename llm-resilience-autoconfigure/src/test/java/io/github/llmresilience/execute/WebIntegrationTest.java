@@ -14,6 +14,7 @@ import reactor.core.publisher.Mono;
 import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.RestClient;
+import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
 
@@ -106,16 +107,32 @@ class WebIntegrationTest {
 		assertThat(this.h.provider.requests("primary")).isEqualTo(1);
 	}
 
-	/** The resilience filter outermost; inside it, a filter that counts exchanges in flight. */
+	/**
+	 * The resilience filter outermost; inside it, a filter that counts exchanges in flight
+	 * until an error answer's body is read too (buffered here), so that virtual time never
+	 * moves while a real answer is still on its way.
+	 */
 	private WebClient webClient() {
 		return WebClient.builder()
 			.baseUrl(this.h.provider.baseUrl("primary"))
 			.filter(new LlmResilienceExchangeFilterFunction(this.h.resilience, "primary"))
 			.filter((request, next) -> Mono.defer(() -> {
 				this.h.inFlight.incrementAndGet();
-				return next.exchange(request);
+				return next.exchange(request).flatMap(WebIntegrationTest::buffered);
 			}).doFinally((signal) -> this.h.inFlight.decrementAndGet()))
 			.build();
+	}
+
+	private static Mono<ClientResponse> buffered(ClientResponse response) {
+		if (!response.statusCode().isError()) {
+			return Mono.just(response);
+		}
+		return response.bodyToMono(String.class)
+			.defaultIfEmpty("")
+			.map((body) -> ClientResponse.create(response.statusCode())
+				.headers((headers) -> headers.addAll(response.headers().asHttpHeaders()))
+				.body(body)
+				.build());
 	}
 
 	private RestClient restClient() {
