@@ -522,6 +522,20 @@ public final class LlmResilience {
 				&& runtime.breaker().isUsable();
 	}
 
+	/**
+	 * Classify an answer the way the engine would for the given target, with the target's
+	 * vendor classifier: for an adapter that sees a 2xx its client would not treat as an
+	 * error (a refusal, an error envelope) and wants to know before handing it on. Never
+	 * throws for a known target; a classifier that fails yields the status-only verdict.
+	 * @param target the target's name
+	 * @param response the provider's answer
+	 * @return the verdict
+	 */
+	public Verdict classify(String target, ProviderResponse response) {
+		Objects.requireNonNull(response, "response");
+		return runtime(target).classifier().classify(response);
+	}
+
 	// Accessors for operations, health and metrics ---------------------------------------
 
 	public TargetRegistry registry() {
