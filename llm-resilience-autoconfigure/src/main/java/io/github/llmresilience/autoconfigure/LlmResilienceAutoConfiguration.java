@@ -1,6 +1,7 @@
 package io.github.llmresilience.autoconfigure;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,6 +13,7 @@ import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.UnclassifiedListener;
+import io.github.llmresilience.classify.UnclassifiedListeners;
 import io.github.llmresilience.event.StateChangeListener;
 import io.github.llmresilience.event.StateChanges;
 import io.github.llmresilience.execute.CallObserver;
@@ -74,9 +76,7 @@ public final class LlmResilienceAutoConfiguration {
 	@ConditionalOnMissingBean
 	ProviderClassifiers providerClassifiers(LlmResilienceProperties properties, Clock clock,
 			ObjectProvider<ProviderErrorClassifier> custom, ObjectProvider<UnclassifiedListener> listeners) {
-		List<UnclassifiedListener> all = listeners.orderedStream().toList();
-		UnclassifiedListener listener = (vendor, status, type) -> all
-			.forEach((each) -> each.unclassified(vendor, status, type));
+		UnclassifiedListener listener = UnclassifiedListeners.of(listeners.orderedStream().toList());
 		ClassifierSettings settings = new ClassifierSettings(clock, properties.getThrottle().getQuotaThreshold(),
 				listener);
 		ProviderClassifiers classifiers;
@@ -125,11 +125,10 @@ public final class LlmResilienceAutoConfiguration {
 			ObjectProvider<CallObserver> observers, ObjectProvider<UnclassifiedListener> listeners,
 			@Qualifier("llmResilienceScheduler") ObjectProvider<Scheduler> scheduler) {
 		List<CallObserver> allObservers = observers.orderedStream().toList();
-		List<UnclassifiedListener> allListeners = listeners.orderedStream().toList();
 		LlmResilience.Builder builder = LlmResilience.builder()
 			.clock(clock)
 			.scheduler(scheduler.getIfAvailable(CoalescingTimer::shared))
-			.breaker(breaker(properties.getBreaker(), null))
+			.breaker(breaker(properties.getBreaker(), null, properties.getTimeouts().getFirstToken()))
 			.failureDomain(properties.getBreaker().getFailureDomain())
 			.retry(retry(properties.getRetry()))
 			.throttle(new ThrottleSettings(properties.getThrottle().getDefaultWait(),
@@ -141,12 +140,15 @@ public final class LlmResilienceAutoConfiguration {
 			.classifiers(classifiers)
 			.extractors(extractors)
 			.observer(CompositeCallObserver.of(allObservers))
-			.unclassifiedListener((vendor, status, type) -> allListeners
-				.forEach((listener) -> listener.unclassified(vendor, status, type)));
+			.unclassifiedListener(UnclassifiedListeners.of(listeners.orderedStream().toList()))
+			.unknownExceptions(properties.getClassification().getUnknownExceptions());
 		Map<String, LlmResilience.TargetOptions> options = new LinkedHashMap<>();
 		properties.getTargets().forEach((name, target) -> {
-			BreakerSettings breaker = target.getBreaker().isEmpty() ? null
-					: breaker(properties.getBreaker(), target.getBreaker());
+			// A target's own first-token timeout moves its default slow-first-token threshold.
+			BreakerSettings breaker = (target.getBreaker().isEmpty() && target.getTimeouts().getFirstToken() == null)
+					? null : breaker(properties.getBreaker(), target.getBreaker(),
+							(target.getTimeouts().getFirstToken() != null) ? target.getTimeouts().getFirstToken()
+									: properties.getTimeouts().getFirstToken());
 			options.put(name, new LlmResilience.TargetOptions(breaker, target.getTimeouts().getAttempt(),
 					target.getTimeouts().getFirstToken(), target.getTimeouts().getStall()));
 		});
@@ -161,8 +163,14 @@ public final class LlmResilienceAutoConfiguration {
 		}
 	}
 
+	/** How far into the first-token timeout a stream starts to count as slow, unless configured. */
+	private static final double SLOW_FIRST_TOKEN_SHARE = 0.6;
+
 	static BreakerSettings breaker(LlmResilienceProperties.Breaker defaults,
-			LlmResilienceProperties.BreakerOverrides overrides) {
+			LlmResilienceProperties.BreakerOverrides overrides, Duration firstTokenTimeout) {
+		Duration slowFirstToken = (defaults.getSlowFirstTokenDuration() != null)
+				? defaults.getSlowFirstTokenDuration()
+				: Duration.ofNanos((long) (firstTokenTimeout.toNanos() * SLOW_FIRST_TOKEN_SHARE));
 		LlmResilienceProperties.BreakerOverrides o = (overrides != null) ? overrides
 				: new LlmResilienceProperties.BreakerOverrides();
 		return new BreakerSettings(
@@ -175,14 +183,17 @@ public final class LlmResilienceAutoConfiguration {
 						: defaults.getSlowCallRateThreshold(),
 				(o.getOpenDuration() != null) ? o.getOpenDuration() : defaults.getOpenDuration(),
 				(o.getOpenDurationMax() != null) ? o.getOpenDurationMax() : defaults.getOpenDurationMax(),
-				defaults.getHalfOpenCalls());
+				defaults.getHalfOpenCalls(),
+				(o.getSlowFirstTokenDuration() != null) ? o.getSlowFirstTokenDuration() : slowFirstToken,
+				defaults.getHalfOpenTimeout());
 	}
 
 	static TimeoutSettings timeouts(LlmResilienceProperties.Timeouts timeouts) {
 		LlmResilienceProperties.Adaptive adaptive = timeouts.getAdaptive();
 		return new TimeoutSettings(timeouts.getAttempt(), timeouts.getFirstToken(), timeouts.getStall(),
 				new AdaptiveSettings(adaptive.isEnabled(), adaptive.getMinSamples(), adaptive.getMultiplier(),
-						adaptive.getFloor()));
+						adaptive.getFloor()),
+				timeouts.getCall());
 	}
 
 	static RetrySettings retry(LlmResilienceProperties.Retry retry) {

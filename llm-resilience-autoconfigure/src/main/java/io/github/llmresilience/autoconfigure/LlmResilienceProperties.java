@@ -10,6 +10,10 @@ import java.util.Map;
 import java.util.Set;
 
 import io.github.llmresilience.autoconfigure.InvalidLlmResiliencePropertiesException.Problem;
+import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.execute.TimeoutSettings;
+import io.github.llmresilience.execute.UnknownExceptions;
+import io.github.llmresilience.timeout.TimeLimits;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -44,6 +48,8 @@ public class LlmResilienceProperties implements InitializingBean {
 	private final Credential credential = new Credential();
 
 	private final Timeouts timeouts = new Timeouts();
+
+	private final Classification classification = new Classification();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -93,6 +99,10 @@ public class LlmResilienceProperties implements InitializingBean {
 		return this.timeouts;
 	}
 
+	public Classification getClassification() {
+		return this.classification;
+	}
+
 	@Override
 	public void afterPropertiesSet() {
 		List<Problem> problems = validate();
@@ -134,6 +144,15 @@ public class LlmResilienceProperties implements InitializingBean {
 		this.timeouts.validate(PREFIX + ".timeouts", problems);
 		requireSlowCallsBelowTimeout(PREFIX + ".breaker.slow-call-duration", this.breaker.getSlowCallDuration(),
 				PREFIX + ".timeouts.attempt", this.timeouts.getAttempt(), problems);
+		requireSlowCallsBelowTimeout(PREFIX + ".breaker.slow-first-token-duration",
+				this.breaker.getSlowFirstTokenDuration(), PREFIX + ".timeouts.first-token",
+				this.timeouts.getFirstToken(), problems);
+		if (this.breaker.getHalfOpenTimeout() != null && this.timeouts.getAttempt() != null
+				&& this.breaker.getHalfOpenTimeout().compareTo(this.timeouts.getAttempt()) <= 0) {
+			problems.add(new Problem(PREFIX + ".breaker.half-open-timeout", this.breaker.getHalfOpenTimeout().toString(),
+					"must be above " + PREFIX + ".timeouts.attempt (" + this.timeouts.getAttempt()
+							+ ") so that a trial can finish before it is given up"));
+		}
 		this.targets.forEach((name, target) -> {
 			Duration slowOverride = target.getBreaker().getSlowCallDuration();
 			Duration attemptOverride = target.getTimeouts().getAttempt();
@@ -145,6 +164,20 @@ public class LlmResilienceProperties implements InitializingBean {
 						(slowOverride != null) ? slowOverride : this.breaker.getSlowCallDuration(),
 						(attemptOverride != null) ? targetPrefix + ".timeouts.attempt" : PREFIX + ".timeouts.attempt",
 						(attemptOverride != null) ? attemptOverride : this.timeouts.getAttempt(), problems);
+			}
+			Duration slowFirstTokenOverride = target.getBreaker().getSlowFirstTokenDuration();
+			Duration firstTokenOverride = target.getTimeouts().getFirstToken();
+			if (slowFirstTokenOverride != null
+					|| (firstTokenOverride != null && this.breaker.getSlowFirstTokenDuration() != null)) {
+				String targetPrefix = PREFIX + ".targets." + name;
+				requireSlowCallsBelowTimeout(
+						(slowFirstTokenOverride != null) ? targetPrefix + ".breaker.slow-first-token-duration"
+								: PREFIX + ".breaker.slow-first-token-duration",
+						(slowFirstTokenOverride != null) ? slowFirstTokenOverride
+								: this.breaker.getSlowFirstTokenDuration(),
+						(firstTokenOverride != null) ? targetPrefix + ".timeouts.first-token"
+								: PREFIX + ".timeouts.first-token",
+						(firstTokenOverride != null) ? firstTokenOverride : this.timeouts.getFirstToken(), problems);
 			}
 		});
 		return problems;
@@ -197,14 +230,16 @@ public class LlmResilienceProperties implements InitializingBean {
 	}
 
 	static void requirePositive(String property, Duration value, List<Problem> problems) {
-		if (value == null || value.isNegative() || value.isZero()) {
-			problems.add(new Problem(property, String.valueOf(value), "must be a positive duration"));
+		if (value == null || value.isNegative() || value.isZero() || value.compareTo(TimeLimits.MAX) > 0) {
+			problems.add(new Problem(property, String.valueOf(value),
+					"must be a positive duration of at most " + TimeLimits.MAX.toDays() + " days"));
 		}
 	}
 
 	static void requireNotNegative(String property, Duration value, List<Problem> problems) {
-		if (value == null || value.isNegative()) {
-			problems.add(new Problem(property, String.valueOf(value), "must be zero or a positive duration"));
+		if (value == null || value.isNegative() || value.compareTo(TimeLimits.MAX) > 0) {
+			problems.add(new Problem(property, String.valueOf(value),
+					"must be zero or a positive duration of at most " + TimeLimits.MAX.toDays() + " days"));
 		}
 	}
 
@@ -354,6 +389,12 @@ public class LlmResilienceProperties implements InitializingBean {
 		/** Trial calls let through when half-open, one at a time. */
 		private int halfOpenCalls = 1;
 
+		/** A stream whose first element comes later than this counts as slow; below timeouts.first-token, by default 60% of it. */
+		private Duration slowFirstTokenDuration;
+
+		/** Longest time a half-open breaker waits for its trial to report; an unreported trial then counts as failed. */
+		private Duration halfOpenTimeout = BreakerSettings.DEFAULT_HALF_OPEN_TIMEOUT;
+
 		public List<String> getFailureDomain() {
 			return this.failureDomain;
 		}
@@ -426,6 +467,22 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.halfOpenCalls = halfOpenCalls;
 		}
 
+		public Duration getSlowFirstTokenDuration() {
+			return this.slowFirstTokenDuration;
+		}
+
+		public void setSlowFirstTokenDuration(Duration slowFirstTokenDuration) {
+			this.slowFirstTokenDuration = slowFirstTokenDuration;
+		}
+
+		public Duration getHalfOpenTimeout() {
+			return this.halfOpenTimeout;
+		}
+
+		public void setHalfOpenTimeout(Duration halfOpenTimeout) {
+			this.halfOpenTimeout = halfOpenTimeout;
+		}
+
 		void validate(String property, List<Problem> problems) {
 			Set<String> allowed = Set.of("provider", "model", "region", "account", "target");
 			if (this.failureDomain == null || this.failureDomain.isEmpty()
@@ -442,6 +499,10 @@ public class LlmResilienceProperties implements InitializingBean {
 						"must be at least " + property + ".open-duration (" + this.openDuration + ")"));
 			}
 			requireRange(property + ".half-open-calls", this.halfOpenCalls, 1, 100, problems);
+			if (this.slowFirstTokenDuration != null) {
+				requirePositive(property + ".slow-first-token-duration", this.slowFirstTokenDuration, problems);
+			}
+			requirePositive(property + ".half-open-timeout", this.halfOpenTimeout, problems);
 		}
 
 	}
@@ -469,6 +530,9 @@ public class LlmResilienceProperties implements InitializingBean {
 
 		/** Longest open duration of this target's breaker. */
 		private Duration openDurationMax;
+
+		/** A stream of this target whose first element comes later than this counts as slow. */
+		private Duration slowFirstTokenDuration;
 
 		public Integer getSlidingWindowSize() {
 			return this.slidingWindowSize;
@@ -526,16 +590,28 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.openDurationMax = openDurationMax;
 		}
 
+		public Duration getSlowFirstTokenDuration() {
+			return this.slowFirstTokenDuration;
+		}
+
+		public void setSlowFirstTokenDuration(Duration slowFirstTokenDuration) {
+			this.slowFirstTokenDuration = slowFirstTokenDuration;
+		}
+
 		boolean isEmpty() {
 			return this.slidingWindowSize == null && this.minimumCalls == null && this.failureRateThreshold == null
 					&& this.slowCallDuration == null && this.slowCallRateThreshold == null
-					&& this.openDuration == null && this.openDurationMax == null;
+					&& this.openDuration == null && this.openDurationMax == null
+					&& this.slowFirstTokenDuration == null;
 		}
 
 		void validate(String property, List<Problem> problems) {
 			validateThresholds(property, this.slidingWindowSize, this.minimumCalls, this.failureRateThreshold,
 					this.slowCallRateThreshold, this.slowCallDuration, this.openDuration, this.openDurationMax, false,
 					problems);
+			if (this.slowFirstTokenDuration != null) {
+				requirePositive(property + ".slow-first-token-duration", this.slowFirstTokenDuration, problems);
+			}
 		}
 
 	}
@@ -773,6 +849,9 @@ public class LlmResilienceProperties implements InitializingBean {
 		/** Longest gap between two elements of a stream after the first; a stream's total length is not limited. */
 		private Duration stall = Duration.ofSeconds(10);
 
+		/** Deadline of a whole call (every attempt, backoff and failover; a stream's up to its first element) when the caller gives none. */
+		private Duration call = TimeoutSettings.DEFAULT_CALL;
+
 		private final Adaptive adaptive = new Adaptive();
 
 		public Duration getAttempt() {
@@ -799,15 +878,40 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.stall = stall;
 		}
 
+		public Duration getCall() {
+			return this.call;
+		}
+
+		public void setCall(Duration call) {
+			this.call = call;
+		}
+
 		public Adaptive getAdaptive() {
 			return this.adaptive;
 		}
 
 		void validate(String property, List<Problem> problems) {
+			requirePositive(property + ".call", this.call, problems);
 			requirePositive(property + ".attempt", this.attempt, problems);
 			requirePositive(property + ".first-token", this.firstToken, problems);
 			requirePositive(property + ".stall", this.stall, problems);
 			this.adaptive.validate(property + ".adaptive", problems);
+		}
+
+	}
+
+	/** How answers and exceptions are read. */
+	public static class Classification {
+
+		/** Whose fault an exception no extractor recognises is: caller (surfaces unchanged, never retried or recorded) or provider (an availability failure). */
+		private UnknownExceptions unknownExceptions = UnknownExceptions.CALLER;
+
+		public UnknownExceptions getUnknownExceptions() {
+			return this.unknownExceptions;
+		}
+
+		public void setUnknownExceptions(UnknownExceptions unknownExceptions) {
+			this.unknownExceptions = unknownExceptions;
 		}
 
 	}

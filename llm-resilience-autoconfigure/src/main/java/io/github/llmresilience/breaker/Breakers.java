@@ -84,6 +84,8 @@ public final class Breakers {
 			.permittedNumberOfCallsInHalfOpenState(settings.halfOpenCalls())
 			.waitIntervalFunctionInOpenState((openings) -> settings.openDurationAfter(openings).toMillis())
 			.automaticTransitionFromOpenToHalfOpenEnabled(false)
+			// The half-open safety limit runs on the injected clock in Breaker, not on
+			// Resilience4j's scheduler thread of real time.
 			.maxWaitDurationInHalfOpenState(Duration.ZERO)
 			.recordException((error) -> verdictOf.apply(error).countsAsFailure())
 			.ignoreException((error) -> IGNORED.contains(verdictOf.apply(error).outcome()))
@@ -113,7 +115,10 @@ public final class Breakers {
 				breaker.opened();
 				this.events.publish(StateChange.Kind.BREAKER_OPENED, breaker.domain(), detail, breaker.availableAt());
 			}
-			case HALF_OPEN -> this.events.publish(StateChange.Kind.BREAKER_HALF_OPEN, breaker.domain(), detail, null);
+			case HALF_OPEN -> {
+				breaker.halfOpened();
+				this.events.publish(StateChange.Kind.BREAKER_HALF_OPEN, breaker.domain(), detail, null);
+			}
 			case CLOSED -> {
 				breaker.closed();
 				this.events.publish(StateChange.Kind.BREAKER_CLOSED, breaker.domain(), detail, null);

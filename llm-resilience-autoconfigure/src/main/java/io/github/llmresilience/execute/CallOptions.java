@@ -2,21 +2,24 @@ package io.github.llmresilience.execute;
 
 import java.time.Duration;
 
+import io.github.llmresilience.timeout.TimeLimits;
+
 /**
  * Options of one logical call.
  *
- * @param deadline how long the whole call (every attempt, backoff and failover) may take,
- * or {@code null} for no deadline beyond the attempt timeouts
+ * @param deadline how long the whole call (every attempt, backoff and failover; for a
+ * stream, up to its first element) may take, or {@code null} for the configured
+ * {@code timeouts.call}; at most 366 days
  * @param idempotencyKey the idempotency key to use, or {@code null} to make one
  */
 public record CallOptions(Duration deadline, String idempotencyKey) {
 
-	/** No deadline, a generated idempotency key. */
+	/** The configured deadline, a generated idempotency key. */
 	public static final CallOptions NONE = new CallOptions(null, null);
 
 	public CallOptions {
-		if (deadline != null && (deadline.isNegative() || deadline.isZero())) {
-			throw new IllegalArgumentException("deadline must be positive, was " + deadline);
+		if (deadline != null) {
+			TimeLimits.requirePositive("deadline", deadline);
 		}
 	}
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionException;
 
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
@@ -15,6 +16,12 @@ import io.github.llmresilience.execute.ChainStep.Skip;
  * The state of one logical call as it walks its chain: which target is next, what each
  * attempt's verdict was, and what to do after a failure. Both the reactive and the
  * blocking driver use it; it is confined to one call, one step at a time.
+ *
+ * <p>Every attempt holds a breaker permit from {@link #nextTarget()} (or a retry's
+ * acquire) until exactly one of {@link #succeeded}, {@link #failed}, {@link #interrupted}
+ * or {@link #abandoned} settles it. {@link #failed} and {@link #interrupted} settle it in
+ * a {@code finally}: whatever an extractor, classifier or listener throws, the permit is
+ * recorded or given back, so a half-open breaker cannot be wedged by a failing callback.
  */
 final class ChainRun {
 
@@ -63,7 +70,7 @@ final class ChainRun {
 
 	private long delayNanos;
 
-	private RuntimeException stopError;
+	private Throwable stopError;
 
 	ChainRun(LlmResilience engine, String chain, TargetRuntime[] targets, CallOptions options) {
 		this(engine, chain, targets, options, false);
@@ -79,8 +86,8 @@ final class ChainRun {
 		this.chain = chain;
 		this.targets = targets;
 		this.startNanos = engine.nanoTime();
-		this.deadlineNanos = (options.deadline() != null) ? this.startNanos + options.deadline().toNanos()
-				: Long.MAX_VALUE;
+		Duration deadline = (options.deadline() != null) ? options.deadline() : engine.timeouts().call();
+		this.deadlineNanos = this.startNanos + deadline.toNanos();
 		this.callId = new Attempt.CallId(options.idempotencyKey());
 	}
 
@@ -92,7 +99,8 @@ final class ChainRun {
 		return this.delayNanos;
 	}
 
-	RuntimeException stopError() {
+	/** The error that ends the call, as the caller gets it. */
+	Throwable stopError() {
 		return this.stopError;
 	}
 
@@ -114,7 +122,7 @@ final class ChainRun {
 				continue;
 			}
 			if (!target.breaker().tryAcquire()) {
-				skip(target, Skip.BREAKER_OPEN, target.breaker().availableAt());
+				skipBreaker(target);
 				continue;
 			}
 			this.targetAttempts = 0;
@@ -123,10 +131,27 @@ final class ChainRun {
 		return null;
 	}
 
-	/** The breaker refused a retry of the current target: record it and move on. */
-	TargetRuntime breakerRefusedRetry(TargetRuntime target) {
-		skip(target, Skip.BREAKER_OPEN, target.breaker().availableAt());
+	/**
+	 * Take the breaker permit for a retry of the current target after its backoff.
+	 * @return the target to attempt next (the same one, or the next usable one when the
+	 * breaker refused the retry), or {@code null} when the chain is exhausted
+	 */
+	TargetRuntime retryTarget(TargetRuntime target) {
+		if (target.breaker().tryAcquire()) {
+			return target;
+		}
+		skipBreaker(target);
 		return nextTarget();
+	}
+
+	private void skipBreaker(TargetRuntime target) {
+		Instant now = this.engine.clock().instant();
+		if (target.breaker().isForcedOpen()) {
+			skip(target, Skip.BREAKER_FORCED_OPEN, this.engine.heldUntil(target, now));
+		}
+		else {
+			skip(target, Skip.BREAKER_OPEN, target.breaker().availableAt(now));
+		}
 	}
 
 	/**
@@ -135,19 +160,16 @@ final class ChainRun {
 	 * given back)
 	 */
 	Attempt begin(TargetRuntime target) {
-		Duration timeout = this.streaming ? target.firstTokenTimeout().current() : target.attemptTimeout().current();
-		Duration timeLeft = null;
-		if (this.deadlineNanos != Long.MAX_VALUE) {
-			long left = this.deadlineNanos - this.engine.nanoTime();
-			if (left <= 0) {
-				target.breaker().release();
-				skip(target, Skip.DEADLINE, null);
-				return null;
-			}
-			timeLeft = Duration.ofNanos(left);
-			if (timeLeft.compareTo(timeout) < 0) {
-				timeout = timeLeft;
-			}
+		Duration timeout = timeoutOf(target).current();
+		long left = this.deadlineNanos - this.engine.nanoTime();
+		if (left <= 0) {
+			target.breaker().release();
+			skip(target, Skip.DEADLINE, null);
+			return null;
+		}
+		Duration timeLeft = Duration.ofNanos(left);
+		if (timeLeft.compareTo(timeout) < 0) {
+			timeout = timeLeft;
 		}
 		this.attempts++;
 		this.targetAttempts++;
@@ -156,6 +178,10 @@ final class ChainRun {
 		}
 		return new Attempt(this.chain, target.target(), this.attempts, this.targetAttempts, timeout, timeLeft,
 				this.callId);
+	}
+
+	private io.github.llmresilience.timeout.MeasuredTimeout timeoutOf(TargetRuntime target) {
+		return this.streaming ? target.firstTokenTimeout() : target.attemptTimeout();
 	}
 
 	/**
@@ -177,8 +203,13 @@ final class ChainRun {
 	 */
 	void succeeded(TargetRuntime target, long start, long end) {
 		long nanos = end - start;
-		(this.streaming ? target.firstTokenTimeout() : target.attemptTimeout()).record(nanos);
-		target.breaker().onSuccess(nanos);
+		if (this.streaming) {
+			target.breaker().onStreamSuccess(nanos);
+		}
+		else {
+			target.breaker().onSuccess(nanos);
+		}
+		timeoutOf(target).record(nanos);
 		this.engine.accounts().success(target.account());
 		CallObserver observer = this.engine.observer();
 		observer.onAttempt(this.chain, target.target(), Verdict.success(), nanos);
@@ -191,23 +222,42 @@ final class ChainRun {
 	}
 
 	/**
-	 * The attempt failed: classify, record, decide.
+	 * The attempt failed: classify, settle the permit, decide.
 	 * @return what to do next
 	 */
 	Next failed(TargetRuntime target, Throwable error, long nanos) {
-		Verdict verdict = classify(target, error);
-		this.engine.record(target, verdict, error, nanos);
+		this.lastError = error;
+		Verdict verdict = null;
+		try {
+			verdict = classify(target, error);
+			if (verdict != null) {
+				target.breaker().onFailure(nanos, verdict, error);
+			}
+		}
+		finally {
+			if (verdict == null) {
+				// Not the provider's answer (or the classification itself failed): the
+				// provider is not to be judged by it, so the permit goes back unrecorded.
+				target.breaker().release();
+			}
+		}
+		if (verdict == null) {
+			this.stopError = error;
+			return Next.STOP;
+		}
+		if (isTimeout(verdict)) {
+			timeoutOf(target).recordTimeout(nanos);
+		}
+		this.engine.sideEffects(target, verdict);
 		step(new ChainStep(target.name(), this.targetAttempts, verdict, null, Duration.ofNanos(nanos), null));
 		verdicts()[this.index] = verdict;
-		this.lastError = error;
 		CallObserver observer = this.engine.observer();
 		observer.onAttempt(this.chain, target.target(), verdict, nanos);
 		Outcome outcome = verdict.outcome();
 		if (outcome == Outcome.SUCCESS) {
 			// The provider answered and the caller's own code failed afterwards (decoding,
 			// mapping): not the provider's fault, and no other target would do better.
-			this.stopError = (error instanceof RuntimeException runtime) ? runtime
-					: new java.util.concurrent.CompletionException(error);
+			this.stopError = error;
 			return Next.STOP;
 		}
 		if (outcome.isCallersFault()) {
@@ -234,31 +284,43 @@ final class ChainRun {
 	/**
 	 * A stream failed after its first element reached the subscriber: record it as
 	 * {@code STREAM_INTERRUPTED} (a refusal stays a refusal), never restart it.
+	 * @param firstTokenNanos when the first element came, from the attempt's start
 	 * @return the error for the subscriber
 	 */
-	RuntimeException interrupted(TargetRuntime target, Throwable error, long received, long nanos) {
-		Verdict cause = classify(target, error);
+	Throwable interrupted(TargetRuntime target, Throwable error, long received, long firstTokenNanos, long nanos) {
 		this.lastError = error;
-		CallObserver observer = this.engine.observer();
-		if (cause.outcome() == Outcome.SUCCESS) {
-			// The provider streamed; the subscriber's own code failed.
-			target.breaker().onSuccess(nanos);
-			return (error instanceof RuntimeException runtime) ? runtime
-					: new java.util.concurrent.CompletionException(error);
+		Verdict cause = null;
+		Verdict recorded = null;
+		try {
+			cause = classify(target, error);
+			if (cause == null || cause.outcome() == Outcome.SUCCESS) {
+				// The provider streamed; the subscriber's own code failed.
+				target.breaker().onStreamSuccess(firstTokenNanos);
+				recorded = Verdict.success();
+			}
+			else {
+				recorded = cause.outcome().isCallersFault() ? cause : Verdict.of(Outcome.STREAM_INTERRUPTED,
+						cause.waitHint().orElse(null), cause.errorType().orElse(null));
+				target.breaker().onFailure(nanos, recorded, error);
+			}
 		}
+		finally {
+			if (recorded == null) {
+				target.breaker().release();
+			}
+		}
+		if (cause == null || cause.outcome() == Outcome.SUCCESS) {
+			return error;
+		}
+		this.engine.sideEffects(target, cause);
+		CallObserver observer = this.engine.observer();
+		observer.onAttempt(this.chain, target.target(), recorded, nanos);
 		if (cause.outcome().isCallersFault()) {
-			this.engine.record(target, cause, error, nanos);
-			observer.onAttempt(this.chain, target.target(), cause, nanos);
 			observer.onRejected(this.chain, target.target(), cause, this.engine.nanoTime() - this.startNanos);
 			return new LlmRejectedException(this.chain, target.name(), cause, error);
 		}
-		Verdict interrupted = Verdict.of(Outcome.STREAM_INTERRUPTED, cause.waitHint().orElse(null),
-				cause.errorType().orElse(null));
-		target.breaker().onFailure(nanos, interrupted, error);
-		this.engine.sideEffects(target, cause);
-		step(new ChainStep(target.name(), this.targetAttempts, interrupted, null, Duration.ofNanos(nanos), null));
-		observer.onAttempt(this.chain, target.target(), interrupted, nanos);
-		return new LlmStreamInterruptedException(this.chain, target.name(), received, interrupted, cause, error);
+		step(new ChainStep(target.name(), this.targetAttempts, recorded, null, Duration.ofNanos(nanos), null));
+		return new LlmStreamInterruptedException(this.chain, target.name(), received, recorded, cause, error);
 	}
 
 	private static boolean isTimeout(Verdict verdict) {
@@ -270,7 +332,10 @@ final class ChainRun {
 			return RetryResult.MAX_ATTEMPTS;
 		}
 		long delay = this.engine.backoffNanos(this.targetAttempts - 1, verdict);
-		if (this.deadlineNanos != Long.MAX_VALUE && this.engine.nanoTime() + delay >= this.deadlineNanos) {
+		// A retry must fit before the deadline; after a timeout, a whole new attempt must,
+		// or the retry would only time out again at the deadline.
+		long needed = delay + (isTimeout(verdict) ? timeoutOf(target).current().toNanos() : 0);
+		if (this.engine.nanoTime() + needed >= this.deadlineNanos) {
 			return RetryResult.DEADLINE;
 		}
 		if (!target.budget().tryRetry()) {
@@ -280,12 +345,19 @@ final class ChainRun {
 		return RetryResult.ATTEMPTED;
 	}
 
+	/**
+	 * What the error says about the provider.
+	 * @return the verdict, or {@code null} when the error is not the provider's answer
+	 * (the caller's own exception, under {@link UnknownExceptions#CALLER})
+	 */
 	private Verdict classify(TargetRuntime target, Throwable error) {
 		ProviderResponse response = this.engine.extractors().extract(error);
 		if (response == null) {
-			String type = error.getClass().getSimpleName();
+			String simpleName = error.getClass().getSimpleName();
+			String type = simpleName.isEmpty() ? "Throwable" : simpleName;
 			this.engine.unclassified().unclassified(target.target().provider(), 0, type);
-			return Verdict.of(Outcome.AVAILABILITY, null, type);
+			return (this.engine.unknownExceptions() == UnknownExceptions.PROVIDER)
+					? Verdict.of(Outcome.AVAILABILITY, null, type) : null;
 		}
 		return target.classifier().classify(response);
 	}
@@ -331,6 +403,17 @@ final class ChainRun {
 			this.lastVerdicts = new Verdict[this.targets.length];
 		}
 		return this.lastVerdicts;
+	}
+
+	/** An error for a blocking caller: unchecked ones as they are, checked ones wrapped. */
+	static RuntimeException unchecked(Throwable error) {
+		if (error instanceof RuntimeException runtime) {
+			return runtime;
+		}
+		if (error instanceof Error fatal) {
+			throw fatal;
+		}
+		return new CompletionException(error);
 	}
 
 }

@@ -35,6 +35,12 @@ public record ChainStep(String target, int attempt, Verdict verdict, Skip skippe
 		/** Its failure domain's breaker is open (or its one trial is in flight). */
 		BREAKER_OPEN,
 
+		/**
+		 * Its failure domain's breaker is held open by an operator: no time can be told,
+		 * so {@link ChainStep#availableAt()} is when to check again, not a promise.
+		 */
+		BREAKER_FORCED_OPEN,
+
 		/** The call's deadline left no time for it. */
 		DEADLINE
 
@@ -51,6 +57,10 @@ public record ChainStep(String target, int attempt, Verdict verdict, Skip skippe
 
 	@Override
 	public String toString() {
+		if (this.skipped == Skip.BREAKER_FORCED_OPEN) {
+			return this.target + " skipped (breaker held open by an operator"
+					+ ((this.availableAt != null) ? "; check again after " + this.availableAt : "") + ")";
+		}
 		if (this.skipped != null) {
 			return this.target + " skipped (" + this.skipped.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
 					+ ((this.availableAt != null) ? " until " + this.availableAt : "") + ")";

@@ -59,7 +59,11 @@ public final class ErrorExtractors {
 				try {
 					response = extractor.extract(current);
 				}
-				catch (RuntimeException ex) {
+				catch (VirtualMachineError fatal) {
+					throw fatal;
+				}
+				catch (Throwable ex) {
+					// An extractor is an application's bean too: one that fails knows nothing.
 					response = null;
 				}
 				if (response != null) {

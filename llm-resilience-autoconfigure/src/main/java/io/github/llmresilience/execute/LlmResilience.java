@@ -25,6 +25,7 @@ import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.UnclassifiedListener;
+import io.github.llmresilience.classify.UnclassifiedListeners;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.event.StateChangeListener;
 import io.github.llmresilience.event.StateChanges;
@@ -86,6 +87,12 @@ public final class LlmResilience {
 
 	private final UnclassifiedListener unclassified;
 
+	private final UnknownExceptions unknownExceptions;
+
+	private final TimeoutSettings timeouts;
+
+	private final ThrottleSettings throttle;
+
 	private final Map<String, TargetRuntime> runtimes;
 
 	private volatile Map<String, TargetRuntime[]> chains;
@@ -103,17 +110,20 @@ public final class LlmResilience {
 		this.retrySettings = builder.retry;
 		this.backoff = new Backoff(builder.retry.backoffBase(), builder.retry.backoffMax(), builder.random);
 		this.extractors = builder.extractors;
-		this.observer = builder.observer;
-		this.unclassified = builder.unclassified;
+		this.observer = GuardedCallObserver.of(builder.observer);
+		this.unclassified = UnclassifiedListeners.guarded(builder.unclassified);
+		this.unknownExceptions = builder.unknownExceptions;
+		this.timeouts = builder.timeouts;
+		this.throttle = builder.throttle;
 		ProviderClassifiers classifiers = (builder.classifiers != null) ? builder.classifiers
 				: ProviderClassifiers.builtIn(new ClassifierSettings(builder.clock,
-						ClassifierSettings.DEFAULT_QUOTA_THRESHOLD, builder.unclassified));
+						ClassifierSettings.DEFAULT_QUOTA_THRESHOLD, this.unclassified));
 		Map<String, TargetRuntime> byName = new LinkedHashMap<>();
 		for (Target target : registry.targets().values()) {
 			TargetOptions options = builder.targetOptions.getOrDefault(target.name(), TargetOptions.DEFAULTS);
 			ProviderErrorClassifier classifier;
 			try {
-				classifier = classifiers.forVendor(target.provider());
+				classifier = new GuardedClassifier(classifiers.forVendor(target.provider()), this.unclassified);
 			}
 			catch (IllegalArgumentException ex) {
 				throw new IllegalArgumentException("Target '" + target.name() + "': " + ex.getMessage(), ex);
@@ -199,8 +209,10 @@ public final class LlmResilience {
 		try {
 			source = Objects.requireNonNull(call.call(attempt), "TargetCall returned null");
 		}
-		catch (RuntimeException ex) {
-			source = Mono.error(ex);
+		catch (Throwable ex) {
+			// Checked exceptions thrown sneakily, AssertionErrors: whatever the call function
+			// throws goes the way of an error signal, so that its permit is settled.
+			source = Mono.error(fatalAfterRelease(target, ex));
 		}
 		return source.timeout(attempt.timeout(), this.scheduler)
 			.doOnCancel(() -> {
@@ -226,7 +238,7 @@ public final class LlmResilience {
 				return switch (run.failed(target, error, this.nanoTime.getAsLong() - start)) {
 					case RETRY -> retryAfterBackoff(run, target, call);
 					case NEXT_TARGET -> next(run, call);
-					case STOP -> Mono.error(run.stopError());
+					case STOP -> Mono.<T>error(run.stopError());
 				};
 			});
 	}
@@ -235,11 +247,8 @@ public final class LlmResilience {
 		long delay = run.delayNanos();
 		return Mono.delay(Duration.ofNanos(delay), this.scheduler).then(Mono.defer(() -> {
 			this.observer.onBackoff(run.chain(), target.target(), delay);
-			if (!target.breaker().tryAcquire()) {
-				TargetRuntime next = run.breakerRefusedRetry(target);
-				return (next != null) ? attempt(run, next, call) : Mono.<T>error(run.unavailable(null));
-			}
-			return attempt(run, target, call);
+			TargetRuntime next = run.retryTarget(target);
+			return (next != null) ? attempt(run, next, call) : Mono.<T>error(run.unavailable(null));
 		}));
 	}
 
@@ -281,8 +290,8 @@ public final class LlmResilience {
 		try {
 			source = Objects.requireNonNull(call.call(attempt), "StreamingTargetCall returned null");
 		}
-		catch (RuntimeException ex) {
-			source = Flux.error(ex);
+		catch (Throwable ex) {
+			source = Flux.error(fatalAfterRelease(target, ex));
 		}
 		Duration stall = target.stall();
 		return source
@@ -309,7 +318,7 @@ public final class LlmResilience {
 				}
 				long nanos = this.nanoTime.getAsLong() - start;
 				if (progress.received > 0) {
-					return Flux.error(run.interrupted(target, error, progress.received, nanos));
+					return Flux.error(run.interrupted(target, error, progress.received, progress.firstNanos, nanos));
 				}
 				return switch (run.failed(target, error, nanos)) {
 					case RETRY -> retryStreamAfterBackoff(run, target, call);
@@ -323,11 +332,8 @@ public final class LlmResilience {
 		long delay = run.delayNanos();
 		return Mono.delay(Duration.ofNanos(delay), this.scheduler).thenMany(Flux.defer(() -> {
 			this.observer.onBackoff(run.chain(), target.target(), delay);
-			if (!target.breaker().tryAcquire()) {
-				TargetRuntime next = run.breakerRefusedRetry(target);
-				return (next != null) ? streamAttempt(run, next, call) : Flux.<T>error(run.unavailable(null));
-			}
-			return streamAttempt(run, target, call);
+			TargetRuntime next = run.retryTarget(target);
+			return (next != null) ? streamAttempt(run, next, call) : Flux.<T>error(run.unavailable(null));
 		}));
 	}
 
@@ -401,7 +407,7 @@ public final class LlmResilience {
 				value = call.call(attempt);
 			}
 			catch (Throwable ex) {
-				error = ex;
+				error = fatalAfterRelease(target, ex);
 			}
 			boolean timedOut = !attempt.settle(0, 1);
 			alarm.dispose();
@@ -431,12 +437,10 @@ public final class LlmResilience {
 				case RETRY -> {
 					sleep(run.delayNanos());
 					this.observer.onBackoff(run.chain(), target.target(), run.delayNanos());
-					if (!target.breaker().tryAcquire()) {
-						target = run.breakerRefusedRetry(target);
-					}
+					target = run.retryTarget(target);
 				}
 				case NEXT_TARGET -> target = run.nextTarget();
-				default -> throw run.stopError();
+				default -> throw ChainRun.unchecked(run.stopError());
 			}
 		}
 	}
@@ -467,6 +471,18 @@ public final class LlmResilience {
 		}
 	}
 
+	/**
+	 * A fatal JVM error (out of memory, stack overflow) is not caught: give the permit
+	 * back and let it go. Anything else is the attempt's error, settled like any other.
+	 */
+	private static Throwable fatalAfterRelease(TargetRuntime target, Throwable error) {
+		if (error instanceof VirtualMachineError fatal) {
+			target.breaker().release();
+			throw fatal;
+		}
+		return error;
+	}
+
 	/** The backoff before retry {@code n}: the vendor's hint when it gave one, else full jitter. */
 	long backoffNanos(int retry, Verdict verdict) {
 		Duration hint = verdict.waitHint().orElse(null);
@@ -478,22 +494,36 @@ public final class LlmResilience {
 
 	/**
 	 * When a target may serve again: after its account's park or lock, its scope's gate
-	 * and its breaker's open time; a target that just failed gets at least a backoff.
+	 * and its breaker's open time; a target that just failed, or whose breaker has no
+	 * trial free, gets at least a backoff (the vendor's hint, cut to
+	 * {@code throttle.max-wait}, when longer). All from one reading of the clock, so the
+	 * answer is never already in the past.
 	 */
 	Instant availableAt(TargetRuntime target, Instant now, Verdict lastVerdict) {
 		Instant at = now;
 		at = later(at, target.account().availableAt());
 		at = later(at, target.scope().closedUntil());
 		Breaker breaker = target.breaker();
-		at = later(at, breaker.availableAt());
-		if (at.equals(now) && (lastVerdict != null || !breaker.isUsable()
-				|| breaker.state() == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.HALF_OPEN)) {
+		Instant breakerAt = breaker.availableAt(now);
+		at = later(at, (breakerAt != null) ? breakerAt : heldUntil(target, now));
+		if (at.equals(now) && (lastVerdict != null || !breaker.isUsable())) {
 			Duration pause = (lastVerdict != null) ? lastVerdict.waitHint().orElse(Duration.ZERO) : Duration.ZERO;
+			if (pause.compareTo(this.throttle.maxWait()) > 0) {
+				pause = this.throttle.maxWait();
+			}
 			Duration floor = this.retrySettings.backoffBase().isZero() ? Duration.ofSeconds(1)
 					: this.retrySettings.backoffBase();
 			at = now.plus((pause.compareTo(floor) > 0) ? pause : floor);
 		}
 		return at;
+	}
+
+	/**
+	 * When to look again at a breaker an operator holds open: no time can be promised, so
+	 * its failure domain's longest open duration, a bounded instant a job queue can use.
+	 */
+	Instant heldUntil(TargetRuntime target, Instant now) {
+		return now.plus(target.breaker().settings().openDurationMax());
 	}
 
 	private static Instant later(Instant a, Instant b) {
@@ -582,6 +612,14 @@ public final class LlmResilience {
 		return this.retrySettings;
 	}
 
+	TimeoutSettings timeouts() {
+		return this.timeouts;
+	}
+
+	UnknownExceptions unknownExceptions() {
+		return this.unknownExceptions;
+	}
+
 	ErrorExtractors extractors() {
 		return this.extractors;
 	}
@@ -631,9 +669,17 @@ public final class LlmResilience {
 		return Collections.unmodifiableMap(resolved);
 	}
 
+	/**
+	 * For an exception that reaches a breaker unclassified (a caller recording on the
+	 * Resilience4j breaker itself): as the engine would read it.
+	 */
 	private Verdict classifyError(ProviderErrorClassifier classifier, Throwable error) {
 		ProviderResponse response = this.extractors.extract(error);
-		return (response != null) ? classifier.classify(response) : Verdict.of(Outcome.AVAILABILITY);
+		if (response != null) {
+			return classifier.classify(response);
+		}
+		return (this.unknownExceptions == UnknownExceptions.PROVIDER) ? Verdict.of(Outcome.AVAILABILITY)
+				: Verdict.of(Outcome.REQUEST);
 	}
 
 	static String failureDomain(Target target, List<String> dimensions) {
@@ -724,6 +770,8 @@ public final class LlmResilience {
 		private CallObserver observer = CallObserver.NONE;
 
 		private UnclassifiedListener unclassified = UnclassifiedListener.NONE;
+
+		private UnknownExceptions unknownExceptions = UnknownExceptions.CALLER;
 
 		private final List<StateChangeListener> listeners = new ArrayList<>();
 
@@ -818,6 +866,15 @@ public final class LlmResilience {
 		/** Told about exceptions no extractor knows (classifiers get their own listener). */
 		public Builder unclassifiedListener(UnclassifiedListener unclassified) {
 			this.unclassified = Objects.requireNonNull(unclassified);
+			return this;
+		}
+
+		/**
+		 * Whose fault an exception is that no extractor recognises: the caller's by
+		 * default (surfaces unchanged, never recorded), or the provider's.
+		 */
+		public Builder unknownExceptions(UnknownExceptions unknownExceptions) {
+			this.unknownExceptions = Objects.requireNonNull(unknownExceptions);
 			return this;
 		}
 

@@ -35,6 +35,14 @@ public final class MeasuredTimeout {
 		this.latencies.record(nanos);
 	}
 
+	/**
+	 * Record one attempt that timed out after the given time.
+	 * @param nanos how long the attempt ran before it timed out
+	 */
+	public void recordTimeout(long nanos) {
+		// Placeholder until the widening lands (issue 10, item 3).
+	}
+
 	/** The timeout to use now. */
 	public Duration current() {
 		if (!this.adaptive.enabled() || this.latencies.samples() < this.adaptive.minSamples()) {

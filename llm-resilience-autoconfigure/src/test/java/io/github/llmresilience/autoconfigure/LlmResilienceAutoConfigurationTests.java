@@ -217,6 +217,92 @@ class LlmResilienceAutoConfigurationTests {
 	}
 
 	@Test
+	void whenADurationIsBeyondAYearStartupFailsNamingThePropertyInsteadOfOverflowing() {
+		this.runner.withPropertyValues("llm.resilience.retry.backoff-max=200000d").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(analyze(context.getStartupFailure()).getDescription())
+				.contains("Property: llm.resilience.retry.backoff-max")
+				.contains("at most 366 days");
+		});
+	}
+
+	@Test
+	void whenTheCallTimeoutIsZeroStartupFailsNamingIt() {
+		this.runner.withPropertyValues("llm.resilience.timeouts.call=0s").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(analyze(context.getStartupFailure()).getDescription())
+				.contains("Property: llm.resilience.timeouts.call")
+				.contains("must be a positive duration");
+		});
+	}
+
+	@Test
+	void whenTheSlowFirstTokenDurationIsNotBelowTheFirstTokenTimeoutStartupFailsNamingBoth() {
+		this.runner.withPropertyValues("llm.resilience.breaker.slow-first-token-duration=5s").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(analyze(context.getStartupFailure()).getDescription())
+				.contains("Property: llm.resilience.breaker.slow-first-token-duration")
+				.contains("must be below llm.resilience.timeouts.first-token");
+		});
+	}
+
+	@Test
+	void whenTheSlowFirstTokenDurationIsUnsetItIsSixtyPercentOfTheTargetsFirstTokenTimeout() {
+		this.runner.withPropertyValues("llm.resilience.targets.secondary.timeouts.first-token=2s").run((context) -> {
+			LlmResilience resilience = context.getBean(LlmResilience.class);
+			assertThat(resilience.breaker("primary").settings().slowFirstTokenDuration())
+				.isEqualTo(Duration.ofSeconds(3));
+			assertThat(resilience.breaker("secondary").settings().slowFirstTokenDuration())
+				.isEqualTo(Duration.ofMillis(1200));
+		});
+	}
+
+	@Test
+	void whenTheHalfOpenTimeoutIsNotAboveTheAttemptTimeoutStartupFailsNamingIt() {
+		this.runner.withPropertyValues("llm.resilience.breaker.half-open-timeout=30s").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(analyze(context.getStartupFailure()).getDescription())
+				.contains("Property: llm.resilience.breaker.half-open-timeout")
+				.contains("must be above llm.resilience.timeouts.attempt");
+		});
+	}
+
+	@Test
+	void whenTheHalfOpenTimeoutIsSetTheBreakersUseIt() {
+		this.runner.withPropertyValues("llm.resilience.breaker.half-open-timeout=2m")
+			.run((context) -> assertThat(
+					context.getBean(LlmResilience.class).breaker("primary").settings().halfOpenTimeout())
+				.isEqualTo(Duration.ofMinutes(2)));
+	}
+
+	@Test
+	void whenUnknownExceptionsAreSetToProviderThePropertyBinds() {
+		this.runner.withPropertyValues("llm.resilience.classification.unknown-exceptions=provider")
+			.run((context) -> assertThat(
+					context.getBean(LlmResilienceProperties.class).getClassification().getUnknownExceptions())
+				.isEqualTo(io.github.llmresilience.execute.UnknownExceptions.PROVIDER));
+	}
+
+	@Test
+	void whenAnUnclassifiedListenerBeanThrowsTheOtherListenersAreStillTold() {
+		java.util.List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+		this.runner
+			.withBean("failingListener", io.github.llmresilience.classify.UnclassifiedListener.class,
+					() -> (vendor, status, type) -> {
+						throw new IllegalStateException("listener bug");
+					})
+			.withBean("countingListener", io.github.llmresilience.classify.UnclassifiedListener.class,
+					() -> (vendor, status, type) -> told.add(vendor + "/" + status + "/" + type))
+			.run((context) -> {
+				io.github.llmresilience.classify.Verdict verdict = context.getBean(LlmResilience.class)
+					.classify("primary", io.github.llmresilience.classify.ProviderResponse.of(418,
+							java.util.Map.of(), "{\"error\":{\"type\":\"teapot_error\"}}"));
+				assertThat(verdict.outcome()).isEqualTo(io.github.llmresilience.classify.Outcome.REQUEST);
+				assertThat(told).containsExactly("openai/418/teapot_error");
+			});
+	}
+
+	@Test
 	void whenTheAdaptiveMultiplierIsOutOfRangeStartupFailsNamingTheRange() {
 		this.runner.withPropertyValues("llm.resilience.timeouts.adaptive.multiplier=0.5").run((context) -> {
 			assertThat(context).hasFailed();

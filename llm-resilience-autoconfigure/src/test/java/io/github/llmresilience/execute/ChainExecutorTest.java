@@ -564,22 +564,6 @@ class ChainExecutorTest {
 	}
 
 	@Test
-	void anExceptionNoExtractorKnowsIsAvailabilityAndReportedAsUnclassified() {
-		List<String> reported = new CopyOnWriteArrayList<>();
-		this.h.provider.always("secondary", Reply.ok(FakeProviderBodies.OK_SECONDARY));
-		this.h.build((builder) -> builder.retry(oneAttempt())
-			.unclassifiedListener((vendor, status, type) -> reported.add(vendor + "/" + status + "/" + type)),
-				"primary", "secondary");
-
-		String answer = this.h.time.await(this.h.resilience.execute("chat",
-				(attempt) -> attempt.target().name().equals("primary")
-						? Mono.error(new IllegalStateException("client bug")) : this.h.webClientCall(attempt)),
-				this.h.inFlight::get);
-		assertThat(answer).isEqualTo(FakeProviderBodies.OK_SECONDARY);
-		assertThat(reported).containsExactly("openai/0/IllegalStateException");
-	}
-
-	@Test
 	void anUnknownChainIsAnError() {
 		this.h.build((builder) -> {
 		}, "primary");

@@ -69,6 +69,43 @@ class StreamingExecutorTest {
 	}
 
 	@Test
+	void streamsWhoseFirstTokensArriveLateOpenTheBreakerOnSlowCalls() {
+		assertThat(streamsWithFirstTokenAfter(Duration.ofSeconds(4))).isEqualTo(CircuitBreaker.State.OPEN);
+		CircuitBreaker.Metrics metrics = this.h.resilience.breaker("primary").circuitBreaker().getMetrics();
+		assertThat(metrics.getNumberOfSlowSuccessfulCalls()).isEqualTo(2);
+		assertThat(metrics.getNumberOfFailedCalls()).isZero();
+	}
+
+	@Test
+	void streamsWhoseFirstTokensArriveInTimeLeaveTheBreakerClosed() {
+		assertThat(streamsWithFirstTokenAfter(Duration.ofSeconds(1))).isEqualTo(CircuitBreaker.State.CLOSED);
+		assertThat(this.h.resilience.breaker("primary").circuitBreaker().getMetrics().getNumberOfSlowCalls())
+			.isZero();
+	}
+
+	/** Two streams (the breaker's minimum) whose first token comes after the given time. */
+	private CircuitBreaker.State streamsWithFirstTokenAfter(Duration firstToken) {
+		List<Stream> streams = List.of(new Stream(), new Stream());
+		this.h.provider.script("primary", (n) -> Reply.stream(streams.get(n - 1)));
+		this.h.build((builder) -> builder
+			.breaker(new BreakerSettings(2, 2, 50, Duration.ofSeconds(10), 50, Duration.ofSeconds(30),
+					Duration.ofMinutes(15), 1))
+			.retry(oneAttempt())
+			.timeouts(timeouts(Duration.ofSeconds(5))), "primary");
+		for (int i = 0; i < 2; i++) {
+			int requests = i + 1;
+			Received received = subscribe(this.h.resilience.stream("chat", this::openAiStream));
+			soon().atMost(Duration.ofSeconds(10)).until(() -> this.h.provider.requests("primary") == requests);
+			this.h.time.advance(firstToken);
+			streams.get(i).send(openAi("late")).send(openAiDone()).end();
+			soon().atMost(Duration.ofSeconds(10)).until(received.done::get);
+			assertThat(received.error.get()).isNull();
+			assertThat(received.texts()).containsExactly("late");
+		}
+		return this.h.resilience.breaker("primary").state();
+	}
+
+	@Test
 	void aStreamThatStallsAfter900TokensEndsInterruptedAfterThemAndIsNotSentAgain() {
 		Stream stalling = new Stream();
 		for (int i = 0; i < 900; i++) {

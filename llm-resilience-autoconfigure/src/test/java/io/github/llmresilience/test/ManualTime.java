@@ -99,11 +99,15 @@ public final class ManualTime extends Clock implements Scheduler {
 
 	/** Run the next pending timer, moving time to it; {@code false} when there is none. */
 	public boolean advanceToNextTimer() {
+		return advanceToNextTimer(Long.MAX_VALUE);
+	}
+
+	private boolean advanceToNextTimer(long maxJumpNanos) {
 		Task task;
 		synchronized (this.queue) {
 			task = this.queue.peek();
 		}
-		if (task == null) {
+		if (task == null || task.due - this.nowNanos > maxJumpNanos) {
 			return false;
 		}
 		advanceTo(Math.max(task.due, this.nowNanos));
@@ -129,13 +133,25 @@ public final class ManualTime extends Clock implements Scheduler {
 
 	/** Like {@link #await(Mono, IntSupplier)}, for a blocking call run on another thread. */
 	public <T> T await(CompletableFuture<T> future, IntSupplier inFlight) {
+		return await(future, inFlight, Duration.ofNanos(Long.MAX_VALUE));
+	}
+
+	/**
+	 * Like {@link #await(CompletableFuture, IntSupplier)}, moving time only to timers due
+	 * within {@code maxJump}. A blocking call arms its attempt's alarm before its call
+	 * function can count itself in flight; on a busy machine the waiting thread may look in
+	 * that instant and fire the alarm early. A jump shorter than the attempt timeout lets
+	 * backoffs pass and never reaches an alarm.
+	 */
+	public <T> T await(CompletableFuture<T> future, IntSupplier inFlight, Duration maxJump) {
+		long maxJumpNanos = maxJump.toNanos();
 		for (int round = 0; round < 20_000; round++) {
 			try {
 				return future.get(2, TimeUnit.MILLISECONDS);
 			}
 			catch (TimeoutException ex) {
 				if (inFlight.getAsInt() == 0) {
-					advanceToNextTimer();
+					advanceToNextTimer(maxJumpNanos);
 				}
 			}
 			catch (InterruptedException ex) {

@@ -1,0 +1,54 @@
+package io.github.llmresilience.classify;
+
+import java.util.List;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Listeners as classifiers and the engine call them: each in turn, each guarded. A
+ * listener is an application's bean, called while a breaker permit is held; one that
+ * throws must neither take the call down nor keep the other listeners from hearing.
+ */
+public final class UnclassifiedListeners implements UnclassifiedListener {
+
+	private static final Logger logger = LoggerFactory.getLogger(UnclassifiedListeners.class);
+
+	private final List<UnclassifiedListener> listeners;
+
+	private UnclassifiedListeners(List<UnclassifiedListener> listeners) {
+		this.listeners = listeners;
+	}
+
+	/** Every listener in order, each guarded; {@link UnclassifiedListener#NONE} for none. */
+	public static UnclassifiedListener of(List<? extends UnclassifiedListener> listeners) {
+		if (listeners.isEmpty()) {
+			return UnclassifiedListener.NONE;
+		}
+		return new UnclassifiedListeners(List.copyOf(listeners));
+	}
+
+	/** One listener, guarded; already guarded ones are returned as they are. */
+	public static UnclassifiedListener guarded(UnclassifiedListener listener) {
+		if (listener == UnclassifiedListener.NONE || listener instanceof UnclassifiedListeners) {
+			return listener;
+		}
+		return new UnclassifiedListeners(List.of(listener));
+	}
+
+	@Override
+	public void unclassified(String vendor, int status, String errorType) {
+		for (UnclassifiedListener listener : this.listeners) {
+			try {
+				listener.unclassified(vendor, status, errorType);
+			}
+			catch (VirtualMachineError fatal) {
+				throw fatal;
+			}
+			catch (Throwable ex) {
+				logger.warn("Unclassified listener {} failed", listener, ex);
+			}
+		}
+	}
+
+}
