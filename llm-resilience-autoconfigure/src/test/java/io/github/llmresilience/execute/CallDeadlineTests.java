@@ -77,8 +77,9 @@ class CallDeadlineTests {
 	@Test
 	void aConfiguredCallTimeoutIsTheDefaultDeadline() {
 		this.h.provider.always("primary", Reply.json(503, FakeProviderBodies.SERVER_ERROR));
-		this.h.build((builder) -> builder.timeouts(TimeoutSettings.defaults().withCall(Duration.ofMillis(100))),
-				"primary");
+		// Jitter fixed at half the 500 ms ceiling: the 250 ms backoff would end after the deadline.
+		this.h.build((builder) -> builder.timeouts(TimeoutSettings.defaults().withCall(Duration.ofMillis(100)))
+			.random(() -> 0.5), "primary");
 
 		LlmUnavailableException unavailable = (LlmUnavailableException) this.h.chatFailure();
 		assertThat(this.h.time.elapsed()).isLessThanOrEqualTo(Duration.ofMillis(100));

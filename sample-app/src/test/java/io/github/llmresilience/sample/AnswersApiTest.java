@@ -237,7 +237,8 @@ class AnswersApiTest {
 
 	@Test
 	void streamWithNoUsableTargetIs503WithRetryAfter() {
-		// An operator forced both breakers open: no end, so Retry-After is capped at a day.
+		// An operator forced both breakers open: no end to promise, so Retry-After is the
+		// domain's open-duration-max (15 min), a time to look again.
 		this.resilience.breaker("primary").circuitBreaker().transitionToForcedOpenState();
 		this.resilience.breaker("secondary").circuitBreaker().transitionToForcedOpenState();
 
@@ -248,7 +249,7 @@ class AnswersApiTest {
 			.expectStatus()
 			.isEqualTo(503)
 			.expectHeader()
-			.valueEquals(HttpHeaders.RETRY_AFTER, "86400")
+			.valueEquals(HttpHeaders.RETRY_AFTER, "900")
 			.expectBody()
 			.jsonPath("$.error.code")
 			.isEqualTo("ai_unavailable");

@@ -1,0 +1,89 @@
+package io.github.llmresilience.readme;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.web.LlmResilienceClientHttpRequestInterceptor;
+import io.github.llmresilience.web.LlmResilienceExchangeFilterFunction;
+import io.github.llmresilience.web.OpenAiChatStream;
+import io.github.llmresilience.web.StreamChunk;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import org.springframework.http.MediaType;
+import org.springframework.stereotype.Service;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.reactive.function.client.WebClient;
+
+/**
+ * The examples of README.md's "Call through it" section, as written there: if one stops
+ * compiling, so does the test suite. {@code ReadmeExamplesTests} runs the first against a
+ * real server.
+ */
+final class ReadmeExamples {
+
+	private ReadmeExamples() {
+	}
+
+	// "Reactive, with WebClient"
+	@Service
+	static class Answers {
+
+		private final LlmResilience resilience;
+		private final WebClient http = WebClient.create();
+
+		Answers(LlmResilience resilience) {
+			this.resilience = resilience;
+		}
+
+		Mono<String> answer(String question) {
+			return resilience.execute("chat", Duration.ofSeconds(20), attempt -> http.post()
+				.uri(attempt.target().baseUrl() + "/v1/chat/completions")
+				.header("Authorization", "Bearer " + attempt.target().apiKey().reveal())
+				.header("Idempotency-Key", attempt.idempotencyKey())
+				.bodyValue(Map.of("model", attempt.target().model(),
+						"messages", List.of(Map.of("role", "user", "content", question))))
+				.retrieve()
+				.bodyToMono(String.class));
+		}
+	}
+
+	// "Blocking, with RestClient or a vendor SDK"
+	static String blocking(LlmResilience resilience, RestClient restClient, Object request) {
+		String text = resilience.call("chat", attempt -> restClient.post()
+			.uri(attempt.target().baseUrl() + "/v1/messages")
+			.header("x-api-key", attempt.target().apiKey().reveal())
+			.body(request)
+			.retrieve()
+			.body(String.class));
+		return text;
+	}
+
+	// "One target, no chain"
+	static void oneTarget(LlmResilience resilience) {
+		WebClient openai = WebClient.builder()
+			.baseUrl("https://api.openai.com")
+			.filter(new LlmResilienceExchangeFilterFunction(resilience, "openai-primary"))
+			.build();
+
+		RestClient claude = RestClient.builder()
+			.baseUrl("https://api.anthropic.com")
+			.requestInterceptor(new LlmResilienceClientHttpRequestInterceptor(resilience, "claude-backup"))
+			.build();
+	}
+
+	// "Streaming"
+	static Flux<StreamChunk> streaming(LlmResilience resilience, WebClient http, Object requestWithStreamTrue) {
+		Flux<StreamChunk> tokens = resilience.stream("chat", attempt -> OpenAiChatStream.chunks(http.post()
+			.uri(attempt.target().baseUrl() + "/v1/chat/completions")
+			.header("Authorization", "Bearer " + attempt.target().apiKey().reveal())
+			.accept(MediaType.TEXT_EVENT_STREAM)
+			.bodyValue(requestWithStreamTrue)
+			.retrieve()
+			.bodyToFlux(OpenAiChatStream.EVENTS)));
+		return tokens;
+	}
+
+}
