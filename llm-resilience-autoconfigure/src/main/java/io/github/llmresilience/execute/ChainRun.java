@@ -11,6 +11,7 @@ import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.CallObserver.RetryResult;
 import io.github.llmresilience.execute.ChainStep.Skip;
+import io.github.llmresilience.timeout.MeasuredTimeout;
 
 /**
  * The state of one logical call as it walks its chain: which target is next, what each
@@ -180,7 +181,7 @@ final class ChainRun {
 				this.callId);
 	}
 
-	private io.github.llmresilience.timeout.MeasuredTimeout timeoutOf(TargetRuntime target) {
+	private MeasuredTimeout timeoutOf(TargetRuntime target) {
 		return this.streaming ? target.firstTokenTimeout() : target.attemptTimeout();
 	}
 
