@@ -266,22 +266,42 @@ abstract class VendorClassifier implements ProviderErrorClassifier {
 		Outcome outcome = finding.outcome();
 		Duration hint = null;
 		if (outcome != Outcome.SUCCESS && outcome != Outcome.REQUEST && outcome != Outcome.CONTENT_FILTER) {
-			hint = WaitHints.fromHeaders(response, this.settings.clock());
+			Duration retryAfter = WaitHints.retryAfterHeaders(response, this.settings.clock());
+			Duration reset = (retryAfter == null || outcome == Outcome.THROTTLED)
+					? WaitHints.resetHeaders(response, this.settings.clock()) : null;
+			hint = (retryAfter != null) ? retryAfter : reset;
 			if (hint == null) {
 				hint = finding.bodyHint();
 			}
-			if (hint == null && finding.hintText() != null && outcome != Outcome.CREDENTIAL) {
-				hint = WaitHints.fromText(finding.hintText(), this.settings.clock());
+			if (hint == null && outcome != Outcome.CREDENTIAL) {
+				hint = textHint(finding);
 			}
-		}
-		if (outcome == Outcome.THROTTLED && hint != null && hint.compareTo(this.settings.quotaThreshold()) > 0) {
-			outcome = Outcome.QUOTA;
+			if (outcome == Outcome.THROTTLED) {
+				if (beyondQuotaThreshold(reset)) {
+					// The vendor says when the exhausted limit resets, and that is far off.
+					outcome = Outcome.QUOTA;
+					hint = reset;
+				}
+				else if (beyondQuotaThreshold(hint) && beyondQuotaThreshold(textHint(finding))) {
+					// The vendor's own message names the long wait too (Azure: "Please retry
+					// after 86400 seconds"), not just a header a gateway may have set.
+					outcome = Outcome.QUOTA;
+				}
+			}
 		}
 		String errorType = sanitize(finding.errorType());
 		if (!finding.known()) {
 			report(response.status(), errorType);
 		}
 		return Verdict.of(outcome, hint, errorType);
+	}
+
+	private boolean beyondQuotaThreshold(Duration hint) {
+		return hint != null && hint.compareTo(this.settings.quotaThreshold()) > 0;
+	}
+
+	private Duration textHint(Finding finding) {
+		return (finding.hintText() != null) ? WaitHints.fromText(finding.hintText(), this.settings.clock()) : null;
 	}
 
 	private void report(int status, String errorType) {
