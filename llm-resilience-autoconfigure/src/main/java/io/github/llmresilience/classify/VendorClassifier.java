@@ -336,15 +336,42 @@ abstract class VendorClassifier implements ProviderErrorClassifier {
 		return text != null && text.toLowerCase(Locale.ROOT).contains(part);
 	}
 
-	protected static boolean containsAny(String body, String[] markers) {
+	/**
+	 * Whether a marker starts within the first {@link LenientJson#MAX_CHARS} characters:
+	 * a 2xx body may be megabytes long, and the scan must cost the same whatever its size.
+	 */
+	protected static boolean containsAny(CharSequence body, String[] markers) {
 		int end = Math.min(body.length(), LenientJson.MAX_CHARS);
 		for (String marker : markers) {
-			int found = body.indexOf(marker);
-			if (found >= 0 && found < end) {
+			if (indexOf(body, marker, end) >= 0) {
 				return true;
 			}
 		}
 		return false;
+	}
+
+	/** Where the marker starts before {@code end}, reading no character beyond its end. */
+	static int indexOf(CharSequence text, String marker, int end) {
+		int last = Math.min(end - 1, text.length() - marker.length());
+		if (marker.isEmpty()) {
+			return (end > 0) ? 0 : -1;
+		}
+		char first = marker.charAt(0);
+		for (int i = 0; i <= last; i++) {
+			if (text.charAt(i) == first && matchesAt(text, i, marker)) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+	private static boolean matchesAt(CharSequence text, int at, String marker) {
+		for (int j = 1; j < marker.length(); j++) {
+			if (text.charAt(at + j) != marker.charAt(j)) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/** The first non-blank of the candidates. */
