@@ -132,7 +132,7 @@ public final class LlmResilienceAutoConfiguration {
 			.failureDomain(properties.getBreaker().getFailureDomain())
 			.retry(retry(properties.getRetry()))
 			.throttle(new ThrottleSettings(properties.getThrottle().getDefaultWait(),
-					properties.getThrottle().getMaxWait()))
+					properties.getThrottle().getMaxWait(), properties.getThrottle().getMinWait()))
 			.accounts(new AccountSettings(properties.getQuota().getDefaultPark(), properties.getQuota().getMaxPark(),
 					properties.getCredential().getLockAfter(), properties.getCredential().getLockDuration(),
 					properties.getCredential().getLockDurationMax()))

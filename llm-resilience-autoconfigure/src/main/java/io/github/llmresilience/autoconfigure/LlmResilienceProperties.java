@@ -709,7 +709,10 @@ public class LlmResilienceProperties implements InitializingBean {
 		/** Longest gate; a longer wait hint is cut to this. */
 		private Duration maxWait = Duration.ofSeconds(300);
 
-		/** A rate limit asking for a longer wait than this is a quota: the account is parked instead. */
+		/** Shortest wait hint believed; a shorter one (zero, a reset already past) gates for default-wait. */
+		private Duration minWait = Duration.ofMillis(100);
+
+		/** A rate limit whose vendor-stated reset is further off than this is a quota: the account is parked. */
 		private Duration quotaThreshold = Duration.ofHours(1);
 
 		public Duration getDefaultWait() {
@@ -728,6 +731,14 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.maxWait = maxWait;
 		}
 
+		public Duration getMinWait() {
+			return this.minWait;
+		}
+
+		public void setMinWait(Duration minWait) {
+			this.minWait = minWait;
+		}
+
 		public Duration getQuotaThreshold() {
 			return this.quotaThreshold;
 		}
@@ -740,6 +751,11 @@ public class LlmResilienceProperties implements InitializingBean {
 			requirePositive(property + ".default-wait", this.defaultWait, problems);
 			requirePositive(property + ".max-wait", this.maxWait, problems);
 			requirePositive(property + ".quota-threshold", this.quotaThreshold, problems);
+			if (this.minWait == null || this.minWait.isNegative()
+					|| (this.defaultWait != null && this.minWait.compareTo(this.defaultWait) >= 0)) {
+				problems.add(new Problem(property + ".min-wait", String.valueOf(this.minWait),
+						"must be zero or more and below " + property + ".default-wait (" + this.defaultWait + ")"));
+			}
 			if (this.defaultWait != null && this.maxWait != null && this.defaultWait.compareTo(this.maxWait) > 0) {
 				problems.add(new Problem(property + ".default-wait", this.defaultWait.toString(),
 						"must not exceed " + property + ".max-wait (" + this.maxWait + ")"));

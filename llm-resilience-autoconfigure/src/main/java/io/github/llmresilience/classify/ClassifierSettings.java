@@ -9,8 +9,13 @@ import java.util.Objects;
  *
  * @param clock the clock for "now", when a vendor names an instant and its response has
  * no {@code date} header
- * @param quotaThreshold a throttle whose wait hint is longer than this is read as
- * {@link Outcome#QUOTA}: an Azure 429 asking for 86,400 s is a quota, not a rate limit
+ * @param quotaThreshold a rate limit whose vendor-stated reset is further off than this
+ * is read as {@link Outcome#QUOTA}: a reset header ({@code x-ratelimit-reset-*},
+ * {@code anthropic-ratelimit-*-reset}) or the vendor's error message naming such a wait,
+ * as Azure's "Please retry after 86400 seconds" does. A bare {@code retry-after} (or
+ * {@code retry-after-ms}, or Gemini's {@code RetryInfo}) never is on its own: one absurd
+ * header value must not park a whole account for weeks; the throttle gate cuts it to
+ * {@code throttle.max-wait} instead
  * @param listener told about every answer the vendor's table does not know
  */
 public record ClassifierSettings(Clock clock, Duration quotaThreshold, UnclassifiedListener listener) {

@@ -19,7 +19,11 @@ import java.util.TreeMap;
  */
 public final class ProviderResponse {
 
-	/** The most bytes {@link #of(int, Map, byte[])} decodes; classifiers read no further. */
+	/**
+	 * The most bytes {@link #of(int, Map, byte[])} decodes, and the most characters
+	 * {@link #of(int, Map, String)} keeps; classifiers read no further (a JSON body is
+	 * read only as far as {@link LenientJson#MAX_CHARS}).
+	 */
 	public static final int MAX_BODY_BYTES = 256 * 1024;
 
 	private static final ProviderResponse TIMEOUT = new ProviderResponse(Kind.TIMEOUT, 0, Map.of(), "", null, null);
@@ -68,12 +72,12 @@ public final class ProviderResponse {
 	 * @param status the HTTP status
 	 * @param headers the headers (names are matched case-insensitively; may be
 	 * {@code null})
-	 * @param body the body as text (may be {@code null})
+	 * @param body the body as text (may be {@code null}); only its first
+	 * {@link #MAX_BODY_BYTES} characters are kept
 	 * @return the response
 	 */
 	public static ProviderResponse of(int status, Map<String, List<String>> headers, String body) {
-		return new ProviderResponse(Kind.HTTP, status, caseInsensitive(headers), (body != null) ? body : "", null,
-				null);
+		return new ProviderResponse(Kind.HTTP, status, caseInsensitive(headers), prefix(body), null, null);
 	}
 
 	/**
@@ -187,6 +191,17 @@ public final class ProviderResponse {
 
 	private static List<String> concat(List<String> first, List<String> second) {
 		return java.util.stream.Stream.concat(first.stream(), second.stream()).filter(Objects::nonNull).toList();
+	}
+
+	/**
+	 * The part of a body a classifier may read: a multi-megabyte answer must cost what a
+	 * short one does, and must not be held on to by a verdict's response.
+	 */
+	private static String prefix(String body) {
+		if (body == null) {
+			return "";
+		}
+		return (body.length() > MAX_BODY_BYTES) ? body.substring(0, MAX_BODY_BYTES) : body;
 	}
 
 	private static String decode(byte[] body) {

@@ -266,22 +266,42 @@ abstract class VendorClassifier implements ProviderErrorClassifier {
 		Outcome outcome = finding.outcome();
 		Duration hint = null;
 		if (outcome != Outcome.SUCCESS && outcome != Outcome.REQUEST && outcome != Outcome.CONTENT_FILTER) {
-			hint = WaitHints.fromHeaders(response, this.settings.clock());
+			Duration retryAfter = WaitHints.retryAfterHeaders(response, this.settings.clock());
+			Duration reset = (retryAfter == null || outcome == Outcome.THROTTLED)
+					? WaitHints.resetHeaders(response, this.settings.clock()) : null;
+			hint = (retryAfter != null) ? retryAfter : reset;
 			if (hint == null) {
 				hint = finding.bodyHint();
 			}
-			if (hint == null && finding.hintText() != null && outcome != Outcome.CREDENTIAL) {
-				hint = WaitHints.fromText(finding.hintText(), this.settings.clock());
+			if (hint == null && outcome != Outcome.CREDENTIAL) {
+				hint = textHint(finding);
 			}
-		}
-		if (outcome == Outcome.THROTTLED && hint != null && hint.compareTo(this.settings.quotaThreshold()) > 0) {
-			outcome = Outcome.QUOTA;
+			if (outcome == Outcome.THROTTLED) {
+				if (beyondQuotaThreshold(reset)) {
+					// The vendor says when the exhausted limit resets, and that is far off.
+					outcome = Outcome.QUOTA;
+					hint = reset;
+				}
+				else if (beyondQuotaThreshold(hint) && beyondQuotaThreshold(textHint(finding))) {
+					// The vendor's own message names the long wait too (Azure: "Please retry
+					// after 86400 seconds"), not just a header a gateway may have set.
+					outcome = Outcome.QUOTA;
+				}
+			}
 		}
 		String errorType = sanitize(finding.errorType());
 		if (!finding.known()) {
 			report(response.status(), errorType);
 		}
 		return Verdict.of(outcome, hint, errorType);
+	}
+
+	private boolean beyondQuotaThreshold(Duration hint) {
+		return hint != null && hint.compareTo(this.settings.quotaThreshold()) > 0;
+	}
+
+	private Duration textHint(Finding finding) {
+		return (finding.hintText() != null) ? WaitHints.fromText(finding.hintText(), this.settings.clock()) : null;
 	}
 
 	private void report(int status, String errorType) {
@@ -316,15 +336,42 @@ abstract class VendorClassifier implements ProviderErrorClassifier {
 		return text != null && text.toLowerCase(Locale.ROOT).contains(part);
 	}
 
-	protected static boolean containsAny(String body, String[] markers) {
+	/**
+	 * Whether a marker starts within the first {@link LenientJson#MAX_CHARS} characters:
+	 * a 2xx body may be megabytes long, and the scan must cost the same whatever its size.
+	 */
+	protected static boolean containsAny(CharSequence body, String[] markers) {
 		int end = Math.min(body.length(), LenientJson.MAX_CHARS);
 		for (String marker : markers) {
-			int found = body.indexOf(marker);
-			if (found >= 0 && found < end) {
+			if (indexOf(body, marker, end) >= 0) {
 				return true;
 			}
 		}
 		return false;
+	}
+
+	/** Where the marker starts before {@code end}, reading no character beyond its end. */
+	static int indexOf(CharSequence text, String marker, int end) {
+		int last = Math.min(end - 1, text.length() - marker.length());
+		if (marker.isEmpty()) {
+			return (end > 0) ? 0 : -1;
+		}
+		char first = marker.charAt(0);
+		for (int i = 0; i <= last; i++) {
+			if (text.charAt(i) == first && matchesAt(text, i, marker)) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+	private static boolean matchesAt(CharSequence text, int at, String marker) {
+		for (int j = 1; j < marker.length(); j++) {
+			if (text.charAt(at + j) != marker.charAt(j)) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/** The first non-blank of the candidates. */

@@ -42,6 +42,19 @@ public final class WaitHints {
 	 * @return the hint, or {@code null}
 	 */
 	public static Duration fromHeaders(ProviderResponse response, Clock clock) {
+		Duration hint = retryAfterHeaders(response, clock);
+		return (hint != null) ? hint : resetHeaders(response, clock);
+	}
+
+	/**
+	 * The bare wait in the headers: {@code retry-after-ms}, then {@code retry-after}. It
+	 * says when to try again, not when a limit resets, so it never turns a rate limit
+	 * into a quota on its own.
+	 * @param response the response
+	 * @param clock the clock for "now" when the response has no {@code date} header
+	 * @return the hint, or {@code null}
+	 */
+	static Duration retryAfterHeaders(ProviderResponse response, Clock clock) {
 		if (response.headers().isEmpty()) {
 			return null;
 		}
@@ -50,17 +63,22 @@ public final class WaitHints {
 			return hint;
 		}
 		String retryAfter = response.header("retry-after");
-		if (retryAfter != null) {
-			hint = retryAfter(retryAfter, () -> responseTime(response, clock));
-			if (hint != null) {
-				return hint;
-			}
+		return (retryAfter != null) ? retryAfter(retryAfter, () -> responseTime(response, clock)) : null;
+	}
+
+	/**
+	 * When the exhausted limit resets: the {@code x-ratelimit-reset-*} duration, else the
+	 * {@code anthropic-ratelimit-*-reset} instant.
+	 * @param response the response
+	 * @param clock the clock for "now" when the response has no {@code date} header
+	 * @return the hint, or {@code null}
+	 */
+	static Duration resetHeaders(ProviderResponse response, Clock clock) {
+		if (response.headers().isEmpty()) {
+			return null;
 		}
-		hint = resetDurations(response);
-		if (hint != null) {
-			return hint;
-		}
-		return resetInstants(response, clock);
+		Duration hint = resetDurations(response);
+		return (hint != null) ? hint : resetInstants(response, clock);
 	}
 
 	/**

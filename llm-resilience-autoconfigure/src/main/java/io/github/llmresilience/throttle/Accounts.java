@@ -61,39 +61,61 @@ public final class Accounts {
 	}
 
 	/**
-	 * Park an account after a quota answer.
+	 * Park an account after a quota answer. As with a gate, only a real transition is
+	 * published: a usable account becoming parked, or a park pushed well past what was
+	 * announced; the answers of calls in flight when the quota ran out extend it silently.
 	 * @param hint the vendor's reset, or {@code null}
 	 * @param reason the vendor's error type
 	 * @return when it may be called again
 	 */
 	public Instant park(AccountStatus account, Duration hint, String reason) {
-		Duration park = (hint != null && !hint.isZero()) ? hint : this.settings.defaultPark();
+		// A park is kept in milliseconds: a hint that rounds to 0 ms (or a reset already
+		// past under clock skew) names no reset at all.
+		Duration park = (hint != null && hint.toMillis() > 0) ? hint : this.settings.defaultPark();
 		if (park.compareTo(this.settings.maxPark()) > 0) {
 			park = this.settings.maxPark();
 		}
-		long until = this.clock.millis() + park.toMillis();
+		long now = this.clock.millis();
+		long until = now + park.toMillis();
+		long previous;
+		long announced;
 		synchronized (account) {
-			if (account.parkedUntil >= until) {
-				return Instant.ofEpochMilli(account.parkedUntil);
+			previous = account.parkedUntil;
+			if (previous >= until) {
+				return Instant.ofEpochMilli(previous);
 			}
 			account.parkedUntil = until;
 			account.parkReason = "quota" + ((reason != null) ? " (" + reason + ")" : "");
+			announced = account.parkAnnouncedUntil;
+			if (previous > now && !ThrottleGate.isNewsworthyExtension(announced, until, now)) {
+				return Instant.ofEpochMilli(until);
+			}
+			account.parkAnnouncedUntil = until;
 		}
-		this.events.publish(StateChange.Kind.ACCOUNT_PARKED, account.name, account.parkReason,
-				Instant.ofEpochMilli(until));
+		String detail = (previous > now) ? account.parkReason + ", park extended by " + (until - announced) + " ms"
+				: account.parkReason;
+		this.events.publish(StateChange.Kind.ACCOUNT_PARKED, account.name, detail, Instant.ofEpochMilli(until));
 		return Instant.ofEpochMilli(until);
 	}
 
 	/**
 	 * Count a credential error; the {@code lock-after}-th in a row locks the account.
-	 * @return when it may be called again: now unless this error locked it
+	 * While the account is locked, errors are counted but neither lock it again nor
+	 * publish: the answers of calls that were in flight when the key went bad belong to
+	 * the incident that locked it, and must not double the cool-off once per answer. Only
+	 * a new lock, after the cool-off has passed, doubles it.
+	 * @return when it may be called again: now unless the account is locked
 	 */
 	public Instant credentialFailure(AccountStatus account, String reason) {
 		long until;
 		synchronized (account) {
 			account.consecutiveCredentialErrors++;
+			long now = this.clock.millis();
+			if (account.lockedUntil > now) {
+				return Instant.ofEpochMilli(account.lockedUntil);
+			}
 			if (account.consecutiveCredentialErrors < this.settings.lockAfter()) {
-				return this.clock.instant();
+				return Instant.ofEpochMilli(now);
 			}
 			account.consecutiveCredentialErrors = 0;
 			account.locks++;
@@ -104,7 +126,7 @@ public final class Accounts {
 			if (coolOff.compareTo(this.settings.lockDurationMax()) > 0) {
 				coolOff = this.settings.lockDurationMax();
 			}
-			until = this.clock.millis() + coolOff.toMillis();
+			until = now + coolOff.toMillis();
 			account.lockedUntil = until;
 			account.lockReason = "credential rejected " + this.settings.lockAfter() + " times in a row"
 					+ ((reason != null) ? " (" + reason + ")" : "") + ", lock " + account.locks;
@@ -158,6 +180,9 @@ public final class Accounts {
 		private final String name;
 
 		volatile long parkedUntil;
+
+		/** The end of the park last published; guarded by the account's monitor. */
+		long parkAnnouncedUntil;
 
 		volatile long lockedUntil;
 

@@ -12,10 +12,14 @@ import io.github.llmresilience.event.StateChanges;
 
 /**
  * Gates of the quota scopes ({@code account/model}): a rate limit closes a scope until the
- * vendor's hint (cut to {@code max-wait}; {@code default-wait} without one). There is no
- * probe: when the time passes the scope is usable again, and until then it gets no call.
+ * vendor's hint (cut to {@code max-wait}; {@code default-wait} without one or with one
+ * below {@code min-wait}). There is no probe: when the time passes the scope is usable
+ * again, and until then it gets no call.
  */
 public final class ThrottleGate {
+
+	/** An extension of a gate or park by this or less never publishes an event. */
+	static final long EXTENSION_MIN_MILLIS = 1000;
 
 	private final Clock clock;
 
@@ -41,31 +45,66 @@ public final class ThrottleGate {
 	}
 
 	/**
-	 * Close a scope after a rate limit.
+	 * Close a scope after a rate limit. Only a real transition is published: a usable
+	 * scope becoming gated, or a gate pushed well past what was announced (see
+	 * {@link #isNewsworthyExtension}). The many answers of calls that were in flight when
+	 * the limit hit only move the gate, silently: one event per incident, not one per
+	 * answer.
 	 * @param scope the scope
-	 * @param hint the vendor's wait, or {@code null}
+	 * @param hint the vendor's wait, or {@code null}; a hint below {@code min-wait} counts
+	 * as none
 	 * @param reason the vendor's error type, for the event
 	 * @return when the scope opens again
 	 */
 	public Instant close(Scope scope, Duration hint, String reason) {
-		Duration wait = (hint != null) ? hint : this.settings.defaultWait();
-		if (wait.compareTo(this.settings.maxWait()) > 0) {
-			wait = this.settings.maxWait();
-		}
-		long until = this.clock.millis() + wait.toMillis();
+		Duration wait = wait(hint);
+		long now = this.clock.millis();
+		long until = now + wait.toMillis();
 		long previous;
-		do {
-			previous = scope.closedUntil;
-			if (previous >= until) {
-				return Instant.ofEpochMilli(previous);
+		long announced;
+		synchronized (scope) {
+			do {
+				previous = scope.closedUntil;
+				if (previous >= until) {
+					return Instant.ofEpochMilli(previous);
+				}
 			}
+			// isOpen() forgets a passed gate without the lock: retry if it did just now.
+			while (!scope.extend(previous, until));
+			announced = scope.announcedUntil;
+			if (previous > now && !isNewsworthyExtension(announced, until, now)) {
+				return Instant.ofEpochMilli(until);
+			}
+			scope.announcedUntil = until;
 		}
-		while (!scope.extend(previous, until));
-		this.events.publish(StateChange.Kind.SCOPE_GATED, scope.key,
-				"rate limited" + ((reason != null) ? " (" + reason + ")" : "") + ", gated for " + wait.toMillis()
-						+ " ms",
-				Instant.ofEpochMilli(until));
+		String cause = "rate limited" + ((reason != null) ? " (" + reason + ")" : "");
+		String detail = (previous > now) ? cause + ", gate extended by " + (until - announced) + " ms"
+				: cause + ", gated for " + wait.toMillis() + " ms";
+		this.events.publish(StateChange.Kind.SCOPE_GATED, scope.key, detail, Instant.ofEpochMilli(until));
 		return Instant.ofEpochMilli(until);
+	}
+
+	/**
+	 * Whether moving a gate (or park) from the announced end to a later one is worth an
+	 * event: by more than {@link #EXTENSION_MIN_MILLIS} and by more than half the time
+	 * that was left. In-flight answers of one incident move the end by milliseconds to
+	 * seconds and stay silent; a vendor that asks for a much longer wait is news to an
+	 * operator. Each published extension at least halves the relative change the next one
+	 * needs, so one incident yields a handful of events at most, never one per answer.
+	 * @param announced the end last published ({@code <= now} when it has passed)
+	 * @param until the new end
+	 * @param now the current time
+	 */
+	static boolean isNewsworthyExtension(long announced, long until, long now) {
+		long remaining = Math.max(0, announced - now);
+		return until - announced > Math.max(EXTENSION_MIN_MILLIS, remaining / 2);
+	}
+
+	private Duration wait(Duration hint) {
+		if (hint == null || hint.compareTo(this.settings.minWait()) < 0) {
+			return this.settings.defaultWait();
+		}
+		return (hint.compareTo(this.settings.maxWait()) > 0) ? this.settings.maxWait() : hint;
 	}
 
 	/** Open a scope now (an operator's decision). */
@@ -124,6 +163,9 @@ public final class ThrottleGate {
 		private final String key;
 
 		private volatile long closedUntil;
+
+		/** The end of the gate last published; guarded by the scope's monitor. */
+		private long announcedUntil;
 
 		Scope(String key) {
 			this.key = key;

@@ -112,6 +112,24 @@ class LlmResilienceAutoConfigurationTests {
 	}
 
 	@Test
+	void whenTheMinimumWaitIsNotBelowTheDefaultWaitStartupFailsNamingTheRange() {
+		this.runner.withPropertyValues("llm.resilience.throttle.min-wait=5s").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(analyze(context.getStartupFailure()).getDescription())
+				.contains("Property: llm.resilience.throttle.min-wait")
+				.contains("must be zero or more and below llm.resilience.throttle.default-wait (PT5S)");
+		});
+		this.runner.withPropertyValues("llm.resilience.throttle.min-wait=-1ms").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(analyze(context.getStartupFailure()).getDescription())
+				.contains("Property: llm.resilience.throttle.min-wait")
+				.contains("must be zero or more");
+		});
+		this.runner.withPropertyValues("llm.resilience.throttle.min-wait=0s")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
 	void whenTheSlowCallDurationIsNotBelowTheTimeoutStartupFailsNamingBoth() {
 		this.runner.withPropertyValues("llm.resilience.breaker.slow-call-duration=30s").run((context) -> {
 			assertThat(context).hasFailed();

@@ -129,13 +129,21 @@ class WaitHintsTest {
 	}
 
 	@Test
-	void throttleHintBeyondTheQuotaThresholdIsAQuota() {
+	void throttleResetBeyondTheQuotaThresholdIsAQuotaButABareRetryAfterIsNot() {
 		ProviderErrorClassifier classifier = BuiltInClassifiers.forVendor("azure-openai",
 				ClassifierSettings.defaults().withClock(CLOCK).withQuotaThreshold(Duration.ofMinutes(10)));
-		assertThat(classifier.classify(ProviderResponse.of(429, headers("retry-after", "601"), "")).outcome())
-			.isEqualTo(Outcome.QUOTA);
-		assertThat(classifier.classify(ProviderResponse.of(429, headers("retry-after", "599"), "")).outcome())
-			.isEqualTo(Outcome.THROTTLED);
+		assertThat(classifier
+			.classify(ProviderResponse.of(429,
+					headers("x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "601s"), ""))
+			.outcome()).isEqualTo(Outcome.QUOTA);
+		assertThat(classifier
+			.classify(ProviderResponse.of(429,
+					headers("x-ratelimit-remaining-tokens", "0", "x-ratelimit-reset-tokens", "599s"), ""))
+			.outcome()).isEqualTo(Outcome.THROTTLED);
+		// A bare retry-after says when to try again, not when a limit resets.
+		Verdict bare = classifier.classify(ProviderResponse.of(429, headers("retry-after", "601"), ""));
+		assertThat(bare.outcome()).isEqualTo(Outcome.THROTTLED);
+		assertThat(bare.waitHint()).hasValue(Duration.ofSeconds(601));
 	}
 
 	private static Verdict classify(int status, Map<String, List<String>> headers) {

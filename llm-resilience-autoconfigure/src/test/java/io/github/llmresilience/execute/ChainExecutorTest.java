@@ -23,6 +23,7 @@ import io.github.llmresilience.event.StateChange;
 import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.test.FakeProvider.Reply;
+import io.github.llmresilience.throttle.ThrottleSettings;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -347,8 +348,12 @@ class ChainExecutorTest {
 			case 9 -> Reply.json(400, CONTEXT_TOO_LONG);
 			default -> Reply.ok(FakeProviderBodies.OK);
 		});
+		// min-wait 0 believes the 429's "retry-after: 0": the scope is gated for 0 ms and the
+		// next call reaches the provider (time stands still here; the default 100 ms floor
+		// would gate it for default-wait and skip every later call).
 		this.h.build((builder) -> builder.breaker(neverOpens())
-			.retry(new RetrySettings(1, Duration.ZERO, Duration.ZERO, 0.1, Duration.ofSeconds(10), 3)), "primary");
+			.retry(new RetrySettings(1, Duration.ZERO, Duration.ZERO, 0.1, Duration.ofSeconds(10), 3))
+			.throttle(new ThrottleSettings(Duration.ofSeconds(5), Duration.ofSeconds(300), Duration.ZERO)), "primary");
 
 		AtomicInteger succeeded = new AtomicInteger();
 		AtomicInteger unavailable = new AtomicInteger();
