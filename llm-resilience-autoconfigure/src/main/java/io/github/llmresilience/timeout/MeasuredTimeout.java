@@ -27,7 +27,11 @@ public final class MeasuredTimeout {
 		this.configured = configured;
 		this.adaptive = adaptive;
 		this.ceilingNanos = configured.toNanos();
-		this.floorNanos = Math.min(adaptive.floor().toNanos(), this.ceilingNanos);
+		// A floor relative to the configured value as well: the measurement describes the
+		// prompts seen so far, and a rare long answer must not fail because short ones
+		// pulled the timeout down. A hang still costs only a fraction of the configured value.
+		long relativeFloor = (long) (adaptive.floorRatio() * this.ceilingNanos);
+		this.floorNanos = Math.min(this.ceilingNanos, Math.max(adaptive.floor().toNanos(), relativeFloor));
 	}
 
 	/** Record one successful call's latency. */

@@ -13,7 +13,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class MeasuredTimeoutTest {
 
-	private static final AdaptiveSettings ADAPTIVE = new AdaptiveSettings(true, 200, 3.0, Duration.ofSeconds(1));
+	/** An absolute floor of 1 s only. */
+	private static final AdaptiveSettings ADAPTIVE = new AdaptiveSettings(true, 200, 3.0, Duration.ofSeconds(1), 0);
+
+	private static final long FAST = Duration.ofMillis(100).toNanos();
+
+	private static final long LONG = Duration.ofMillis(1500).toNanos();
 
 	@Test
 	void theConfiguredValueHoldsUntilEnoughSamples() {
@@ -57,6 +62,27 @@ class MeasuredTimeoutTest {
 	}
 
 	@Test
+	void byDefaultTheFloorIsAFifthOfTheConfiguredValueAndAtLeastOneSecond() {
+		assertThat(AdaptiveSettings.defaults().floorRatio()).isEqualTo(0.2);
+		assertThat(warmedUp(Duration.ofSeconds(30), AdaptiveSettings.defaults(), FAST).current())
+			.isEqualTo(Duration.ofSeconds(6));
+		assertThat(warmedUp(Duration.ofSeconds(10), AdaptiveSettings.defaults(), FAST).current())
+			.isEqualTo(Duration.ofSeconds(2));
+		assertThat(warmedUp(Duration.ofSeconds(3), AdaptiveSettings.defaults(), FAST).current())
+			.isEqualTo(Duration.ofSeconds(1));
+		// The long calls never time out under the default floor.
+		assertThat(warmedUp(Duration.ofSeconds(30), AdaptiveSettings.defaults(), FAST).current().toNanos())
+			.isGreaterThan(LONG);
+	}
+
+	@Test
+	void theFloorNeverExceedsTheConfiguredValue() {
+		assertThat(warmedUp(Duration.ofMillis(500), ADAPTIVE, FAST).current()).isEqualTo(Duration.ofMillis(500));
+		AdaptiveSettings wholeValue = new AdaptiveSettings(true, 200, 3.0, Duration.ofMillis(1), 1.0);
+		assertThat(warmedUp(Duration.ofSeconds(30), wholeValue, FAST).current()).isEqualTo(Duration.ofSeconds(30));
+	}
+
+	@Test
 	void theRingFollowsRecentLatencyNotAllHistory() {
 		LatencyRecord record = new LatencyRecord();
 		for (int i = 0; i < LatencyRecord.CAPACITY; i++) {
@@ -77,6 +103,18 @@ class MeasuredTimeoutTest {
 		Arrays.sort(sorted);
 		int index = Math.max(0, (int) Math.ceil(rank * sorted.length) - 1);
 		assertThat(LatencyRecord.percentile(values.clone(), rank)).isEqualTo(sorted[index]);
+	}
+
+	private static MeasuredTimeout warmedUp(AdaptiveSettings adaptive, long latency) {
+		return warmedUp(Duration.ofSeconds(30), adaptive, latency);
+	}
+
+	private static MeasuredTimeout warmedUp(Duration configured, AdaptiveSettings adaptive, long latency) {
+		MeasuredTimeout timeout = new MeasuredTimeout(configured, adaptive);
+		for (int i = 0; i < adaptive.minSamples(); i++) {
+			timeout.record(latency);
+		}
+		return timeout;
 	}
 
 }
