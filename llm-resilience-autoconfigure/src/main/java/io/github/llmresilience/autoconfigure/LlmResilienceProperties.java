@@ -818,7 +818,7 @@ public class LlmResilienceProperties implements InitializingBean {
 		/** Whether attempt and first-token timeouts follow measured latency once enough calls are recorded. */
 		private boolean enabled = true;
 
-		/** Successful calls of a target needed before its measured latency sets its timeouts. */
+		/** Calls of a target (successes, and timeouts counted at the length they ran) needed before its measured latency sets its timeouts. */
 		private int minSamples = 200;
 
 		/** How far above the measured p99 a timeout sits: timeout = clamp(multiplier x p99, floor, configured). */

@@ -3,12 +3,13 @@ package io.github.llmresilience.timeout;
 import java.time.Duration;
 
 /**
- * How timeouts follow measured latency: once {@code minSamples} successful calls are
- * recorded, a timeout becomes {@code clamp(multiplier * p99, max(floor, floorRatio *
- * configured), configured)}.
+ * How timeouts follow measured latency: once {@code minSamples} calls are recorded, a
+ * timeout becomes {@code clamp(multiplier * p99, max(floor, floorRatio * configured),
+ * configured)}, widened after timeouts as {@link MeasuredTimeout} describes.
  *
  * @param enabled whether timeouts follow measured latency at all
- * @param minSamples successful calls needed before the measured value is used
+ * @param minSamples calls (successes, and timeouts as censored samples) needed before the
+ * measured value is used
  * @param multiplier how far above the p99 the timeout sits
  * @param floor the shortest timeout the measurement may set
  * @param floorRatio the shortest timeout the measurement may set, as a fraction of the
