@@ -159,15 +159,21 @@ public record TargetDescriptor(String name, String provider, String model, Strin
 	 *
 	 * @param current the timeout in force, in milliseconds
 	 * @param configured the configured value (the ceiling), in milliseconds
-	 * @param p99 the 99th percentile of recent successful calls, in milliseconds
-	 * @param samples successful calls recorded
+	 * @param p99 the 99th percentile of recent calls (a timed-out one counted at the length
+	 * it ran), in milliseconds
+	 * @param samples calls recorded: successes and timeouts
+	 * @param timeouts timeouts recorded
 	 * @param measured whether {@code current} comes from measurement
+	 * @param backedOff whether a recent timeout holds {@code current} above the measured
+	 * value
 	 */
-	public record TimeoutDescriptor(long current, long configured, long p99, long samples, boolean measured) {
+	public record TimeoutDescriptor(long current, long configured, long p99, long samples, long timeouts,
+			boolean measured, boolean backedOff) {
 
 		static TimeoutDescriptor of(io.github.llmresilience.timeout.MeasuredTimeout.Snapshot snapshot) {
 			return new TimeoutDescriptor(snapshot.current().toMillis(), snapshot.configured().toMillis(),
-					snapshot.p99().toMillis(), snapshot.samples(), snapshot.measured());
+					snapshot.p99().toMillis(), snapshot.samples(), snapshot.timeouts(), snapshot.measured(),
+					snapshot.backedOff());
 		}
 
 	}

@@ -192,7 +192,7 @@ public final class LlmResilienceAutoConfiguration {
 		LlmResilienceProperties.Adaptive adaptive = timeouts.getAdaptive();
 		return new TimeoutSettings(timeouts.getAttempt(), timeouts.getFirstToken(), timeouts.getStall(),
 				new AdaptiveSettings(adaptive.isEnabled(), adaptive.getMinSamples(), adaptive.getMultiplier(),
-						adaptive.getFloor()),
+						adaptive.getFloor(), adaptive.getFloorRatio()),
 				timeouts.getCall());
 	}
 

@@ -938,7 +938,7 @@ public class LlmResilienceProperties implements InitializingBean {
 		/** Whether attempt and first-token timeouts follow measured latency once enough calls are recorded. */
 		private boolean enabled = true;
 
-		/** Successful calls of a target needed before its measured latency sets its timeouts. */
+		/** Calls of a target (successes, and timeouts counted at the length they ran) needed before its measured latency sets its timeouts. */
 		private int minSamples = 200;
 
 		/** How far above the measured p99 a timeout sits: timeout = clamp(multiplier x p99, floor, configured). */
@@ -946,6 +946,9 @@ public class LlmResilienceProperties implements InitializingBean {
 
 		/** Shortest timeout measurement may set; the configured timeout is always the longest. */
 		private Duration floor = Duration.ofSeconds(1);
+
+		/** Shortest timeout measurement may set, as a fraction of the configured timeout (0-1); the higher of this and floor holds. */
+		private double floorRatio = 0.2;
 
 		public boolean isEnabled() {
 			return this.enabled;
@@ -979,10 +982,19 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.floor = floor;
 		}
 
+		public double getFloorRatio() {
+			return this.floorRatio;
+		}
+
+		public void setFloorRatio(double floorRatio) {
+			this.floorRatio = floorRatio;
+		}
+
 		void validate(String property, List<Problem> problems) {
 			requireRange(property + ".min-samples", this.minSamples, 1, 1_000_000, problems);
 			requireRange(property + ".multiplier", this.multiplier, 1, 100, problems);
 			requirePositive(property + ".floor", this.floor, problems);
+			requireRange(property + ".floor-ratio", this.floorRatio, 0, 1, problems);
 		}
 
 	}

@@ -4,8 +4,10 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The most recent {@link #CAPACITY} latencies of one target's successful calls, in a ring
- * of primitives: recording allocates nothing and takes no lock. The 99th percentile is
+ * The most recent {@link #CAPACITY} latencies of one target's calls, in a ring of
+ * primitives: recording allocates nothing and takes no lock. A call that timed out is
+ * recorded at the length it ran, a lower bound of its latency (see
+ * {@link MeasuredTimeout}). The 99th percentile is
  * recomputed (a selection over a copy in a scratch array kept for it, not a sort) only
  * every {@link #REFRESH} samples, so reading it on the hot path is a field read.
  *
