@@ -69,6 +69,9 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 				"llm.resilience.chains.chat=primary,secondary", "llm.resilience.retry.max-attempts=1",
 				"llm.resilience.breaker.minimum-calls=2", "llm.resilience.breaker.sliding-window-size=2",
 				"management.endpoints.web.exposure.include=health,llmresilience",
+				// The writes are tested here: read-only is the default (see
+				// LlmResilienceEndpointAccessIntegrationTests).
+				"management.endpoint.llmresilience.access=unrestricted",
 				"management.endpoint.health.show-details=always",
 				// Spring MVC is on the test class path too (for the servlet tests).
 				"spring.main.web-application-type=reactive" })

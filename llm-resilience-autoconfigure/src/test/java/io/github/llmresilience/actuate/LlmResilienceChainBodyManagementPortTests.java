@@ -60,6 +60,7 @@ class LlmResilienceChainBodyManagementPortTests {
 
 	@TestPropertySource(properties = { "management.server.port=0",
 			"management.endpoints.web.exposure.include=llmresilience",
+			"management.endpoint.llmresilience.access=unrestricted",
 			"llm.resilience.targets.primary.provider=openai", "llm.resilience.targets.primary.model=gpt-4o",
 			"llm.resilience.targets.secondary.provider=openai", "llm.resilience.targets.secondary.model=gpt-4o-mini",
 			"llm.resilience.chains.chat=primary,secondary" })

@@ -45,6 +45,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"management.endpoints.web.base-path=/ops",
 				"management.endpoints.web.path-mapping.llmresilience=resilience",
 				"management.endpoints.web.exposure.include=llmresilience",
+				"management.endpoint.llmresilience.access=unrestricted",
 				"llm.resilience.targets.primary.provider=openai", "llm.resilience.targets.primary.model=gpt-4o",
 				"llm.resilience.targets.primary.api-key=sk-test-servlet",
 				"llm.resilience.targets.secondary.provider=openai",
