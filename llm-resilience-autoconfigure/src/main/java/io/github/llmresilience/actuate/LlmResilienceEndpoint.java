@@ -19,6 +19,7 @@ import io.github.llmresilience.target.Target;
 import io.github.llmresilience.throttle.Accounts;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -43,6 +44,13 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * </ul>
  * A request that names an unknown target, account, chain or action changes nothing.
  *
+ * <p>The endpoint is read-only unless the application says otherwise
+ * ({@code management.endpoint.llmresilience.access=unrestricted}): exposing it to look at
+ * the state ({@code management.endpoints.web.exposure.include=llmresilience}) must not
+ * also hand whoever reaches the actuator the levers. While it is read-only, Boot maps no
+ * write operation, answers a write as it answers any unmapped request, and the chain
+ * body filters below stay out of the way.
+ *
  * <p>The operation itself takes a chain's targets as one comma-separated string: Boot's
  * endpoint infrastructure reads a write operation's body as string values (so that the
  * same operation works over HTTP and JMX), and its WebFlux and Spring MVC handler
@@ -57,7 +65,7 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * (it is then registered in Boot's child management context instead). It needs Jackson 3;
  * without it, and over JMX, a chain's targets are the comma-separated string only.
  */
-@Endpoint(id = "llmresilience")
+@Endpoint(id = "llmresilience", defaultAccess = Access.READ_ONLY)
 public class LlmResilienceEndpoint {
 
 	private static final List<String> TARGET_ACTIONS = List.of("force-open", "close", "reset");

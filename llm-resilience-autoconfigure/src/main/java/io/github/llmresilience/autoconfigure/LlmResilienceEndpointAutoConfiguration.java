@@ -30,9 +30,11 @@ import org.springframework.web.server.WebFilter;
 
 /**
  * Auto-configuration of the {@code llmresilience} actuator endpoint. Like every endpoint
- * it exists only when exposed ({@code management.endpoints.web.exposure.include}), and
- * its write operations change state: expose it only behind the same protection as the
- * rest of the actuator.
+ * it exists only when exposed ({@code management.endpoints.web.exposure.include}). It is
+ * read-only by default: its write operations change how the application calls providers,
+ * so they exist only with {@code management.endpoint.llmresilience.access=unrestricted}
+ * (or {@code management.endpoints.access.default=unrestricted}), and then belong behind
+ * the same protection as the rest of the actuator.
  *
  * <p>When the endpoint is exposed over the web, a filter lets its chain edit take a JSON
  * array ({@code {"targets": ["secondary", "primary"]}}), which Boot's endpoint handler
@@ -40,7 +42,9 @@ import org.springframework.web.server.WebFilter;
  * application, {@link LlmResilienceChainBodyServletFilter} in a servlet one. It is
  * registered here when the actuator shares the application's server; with
  * {@code management.server.port} set, {@link LlmResilienceChainBodyManagementContextConfiguration}
- * registers it in the actuator's child context instead.
+ * registers it in the actuator's child context instead. While the endpoint is read-only
+ * the filter is registered all the same but inert: it acts only on a write operation
+ * Boot has mapped, so it never opens a write path of its own.
  */
 @AutoConfiguration(after = { LlmResilienceAutoConfiguration.class, LlmResilienceEventsAutoConfiguration.class })
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })

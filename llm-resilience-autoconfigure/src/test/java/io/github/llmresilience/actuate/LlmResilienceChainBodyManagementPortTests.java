@@ -2,12 +2,14 @@ package io.github.llmresilience.actuate;
 
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.target.TargetRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
@@ -28,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * own server: the chain edit's JSON array works there, on either web stack, because the
  * filter is registered in that child context (and not in the application's).
  */
+@Timeout(value = ActuatorClients.HANG_MINUTES, unit = TimeUnit.MINUTES)
 class LlmResilienceChainBodyManagementPortTests {
 
 	// Tomcat (for the servlet tests) is on the class path next to Reactor Netty, and each
@@ -60,6 +63,7 @@ class LlmResilienceChainBodyManagementPortTests {
 
 	@TestPropertySource(properties = { "management.server.port=0",
 			"management.endpoints.web.exposure.include=llmresilience",
+			"management.endpoint.llmresilience.access=unrestricted",
 			"llm.resilience.targets.primary.provider=openai", "llm.resilience.targets.primary.model=gpt-4o",
 			"llm.resilience.targets.secondary.provider=openai", "llm.resilience.targets.secondary.model=gpt-4o-mini",
 			"llm.resilience.chains.chat=primary,secondary" })
@@ -113,9 +117,7 @@ class LlmResilienceChainBodyManagementPortTests {
 		}
 
 		private WebTestClient.ResponseSpec post(int port, Map<String, ?> body) {
-			return WebTestClient.bindToServer()
-				.baseUrl("http://127.0.0.1:" + port)
-				.build()
+			return ActuatorClients.to(port, "")
 				.post()
 				.uri("/actuator/llmresilience/chains/chat")
 				.contentType(MediaType.APPLICATION_JSON)

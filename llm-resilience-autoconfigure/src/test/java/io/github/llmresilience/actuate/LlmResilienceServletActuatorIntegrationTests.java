@@ -1,9 +1,9 @@
 package io.github.llmresilience.actuate;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import io.github.llmresilience.event.RecentStateChanges;
 import io.github.llmresilience.event.StateChange;
@@ -15,6 +15,7 @@ import io.github.llmresilience.test.ManualTime;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import reactor.core.publisher.Flux;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -45,12 +46,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"management.endpoints.web.base-path=/ops",
 				"management.endpoints.web.path-mapping.llmresilience=resilience",
 				"management.endpoints.web.exposure.include=llmresilience",
+				"management.endpoint.llmresilience.access=unrestricted",
 				"llm.resilience.targets.primary.provider=openai", "llm.resilience.targets.primary.model=gpt-4o",
 				"llm.resilience.targets.primary.api-key=sk-test-servlet",
 				"llm.resilience.targets.secondary.provider=openai",
 				"llm.resilience.targets.secondary.model=gpt-4o-mini",
 				"llm.resilience.targets.secondary.api-key=sk-test-servlet",
 				"llm.resilience.chains.chat=primary,secondary", "llm.resilience.retry.max-attempts=1" })
+@Timeout(value = ActuatorClients.HANG_MINUTES, unit = TimeUnit.MINUTES)
 class LlmResilienceServletActuatorIntegrationTests {
 
 	private static final FakeProvider provider = new FakeProvider();
@@ -86,7 +89,7 @@ class LlmResilienceServletActuatorIntegrationTests {
 
 	@BeforeEach
 	void cleanState() {
-		this.client = WebTestClient.bindToServer().baseUrl("http://127.0.0.1:" + this.port + ENDPOINT).build();
+		this.client = ActuatorClients.to(this.port, ENDPOINT);
 		provider.resetCounts();
 		provider.always("primary", Reply.ok(FakeProvider.OPENAI_OK.replace("Hello", "from primary")));
 		provider.always("secondary", Reply.ok(FakeProvider.OPENAI_OK.replace("Hello", "from secondary")));
@@ -165,9 +168,7 @@ class LlmResilienceServletActuatorIntegrationTests {
 	@Test
 	void whereBootMapsNoChainEditTheFilterLeavesTheRequestToBoot() {
 		// The default base path is not where this application's actuator is.
-		WebTestClient.bindToServer()
-			.baseUrl("http://127.0.0.1:" + this.port + "/app/actuator/llmresilience")
-			.build()
+		ActuatorClients.to(this.port, "/app/actuator/llmresilience")
 			.post()
 			.uri("/chains/chat")
 			.contentType(MediaType.APPLICATION_JSON)
@@ -183,7 +184,7 @@ class LlmResilienceServletActuatorIntegrationTests {
 			.headers((headers) -> headers.setBearerAuth(attempt.target().apiKey().reveal()))
 			.bodyValue("{\"model\":\"" + attempt.target().model() + "\"}")
 			.retrieve()
-			.bodyToMono(String.class)).block(Duration.ofSeconds(10));
+			.bodyToMono(String.class)).block();
 	}
 
 	private WebTestClient.ResponseSpec post(String path, Map<String, ?> body) {

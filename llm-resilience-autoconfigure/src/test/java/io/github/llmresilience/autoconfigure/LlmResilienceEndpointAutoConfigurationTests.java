@@ -52,11 +52,41 @@ class LlmResilienceEndpointAutoConfigurationTests {
 	}
 
 	@Test
-	void overTheWebTheEndpointOffersTwoReadsAndOneWrite() {
+	void exposedOverTheWebTheEndpointIsReadOnlyByDefault() {
 		webRunner().withPropertyValues("management.endpoints.web.exposure.include=llmresilience")
+			.run((context) -> assertThat(operations(context)).containsExactlyInAnyOrder(
+					"GET /actuator/llmresilience", "GET /actuator/llmresilience/{name}"));
+	}
+
+	@Test
+	void whenAccessIsUnrestrictedTheEndpointOffersTwoReadsAndOneWrite() {
+		// Upper case: a context runner has no SpringApplication's lenient enum conversion
+		// (an application takes "unrestricted" as well).
+		webRunner()
+			.withPropertyValues("management.endpoints.web.exposure.include=llmresilience",
+					"management.endpoint.llmresilience.access=UNRESTRICTED")
 			.run((context) -> assertThat(operations(context)).containsExactlyInAnyOrder(
 					"GET /actuator/llmresilience", "GET /actuator/llmresilience/{name}",
 					"POST /actuator/llmresilience/{kind}/{name}"));
+	}
+
+	@Test
+	void whenTheDefaultAccessOfAllEndpointsIsUnrestrictedTheWriteIsOffered() {
+		webRunner()
+			.withPropertyValues("management.endpoints.web.exposure.include=llmresilience",
+					"management.endpoints.access.default=UNRESTRICTED")
+			.run((context) -> assertThat(operations(context))
+				.contains("POST /actuator/llmresilience/{kind}/{name}"));
+	}
+
+	@Test
+	void whenAccessIsCappedAtReadOnlyTheWriteIsNotOfferedEvenIfAsked() {
+		webRunner()
+			.withPropertyValues("management.endpoints.web.exposure.include=llmresilience",
+					"management.endpoint.llmresilience.access=UNRESTRICTED",
+					"management.endpoints.access.max-permitted=READ_ONLY")
+			.run((context) -> assertThat(operations(context)).containsExactlyInAnyOrder(
+					"GET /actuator/llmresilience", "GET /actuator/llmresilience/{name}"));
 	}
 
 	@Test
@@ -231,26 +261,35 @@ class LlmResilienceEndpointAutoConfigurationTests {
 	@Test
 	void theBodyAdapterAnswersABadArrayOnlyWhereBootMapsTheChainEdit() {
 		String badArray = "{\"targets\": [42]}";
-		webRunner().withPropertyValues("management.endpoints.web.exposure.include=llmresilience").run((context) -> {
-			LlmResilienceChainBodyWebFilter filter = context.getBean(LlmResilienceChainBodyWebFilter.class);
-			assertThat(filtered(filter, "/actuator/llmresilience/chains/chat", badArray).status())
-				.isEqualTo(HttpStatus.BAD_REQUEST);
-			// Not a chain edit: another kind, a deeper path, no name, another endpoint.
-			for (String path : List.of("/actuator/llmresilience/targets/chat", "/actuator/llmresilience/chains/chat/x",
-					"/actuator/llmresilience/chains/", "/actuator/other/chains/chat")) {
-				assertThat(filtered(filter, path, badArray).passedOn()).as(path).isTrue();
-			}
-		});
-		// Read-only access: Boot maps no write operation, so Boot answers, not the adapter.
+		webRunner()
+			.withPropertyValues("management.endpoints.web.exposure.include=llmresilience",
+					"management.endpoint.llmresilience.access=UNRESTRICTED")
+			.run((context) -> {
+				LlmResilienceChainBodyWebFilter filter = context.getBean(LlmResilienceChainBodyWebFilter.class);
+				assertThat(filtered(filter, "/actuator/llmresilience/chains/chat", badArray).status())
+					.isEqualTo(HttpStatus.BAD_REQUEST);
+				// Not a chain edit: another kind, a deeper path, no name, another endpoint.
+				for (String path : List.of("/actuator/llmresilience/targets/chat",
+						"/actuator/llmresilience/chains/chat/x", "/actuator/llmresilience/chains/",
+						"/actuator/other/chains/chat")) {
+					assertThat(filtered(filter, path, badArray).passedOn()).as(path).isTrue();
+				}
+			});
+		// Read-only access, explicit or by default: Boot maps no write operation, so Boot
+		// answers, not the adapter.
 		webRunner()
 			.withPropertyValues("management.endpoints.web.exposure.include=llmresilience",
 					"management.endpoint.llmresilience.access=READ_ONLY")
-			.run((context) -> {
-				LlmResilienceChainBodyWebFilter filter = context.getBean(LlmResilienceChainBodyWebFilter.class);
-				Filtered filtered = filtered(filter, "/actuator/llmresilience/chains/chat", badArray);
-				assertThat(filtered.passedOn()).isTrue();
-				assertThat(filtered.status()).isNull();
-			});
+			.run((context) -> assertPassedOnUntouched(context, badArray));
+		webRunner().withPropertyValues("management.endpoints.web.exposure.include=llmresilience")
+			.run((context) -> assertPassedOnUntouched(context, badArray));
+	}
+
+	private static void assertPassedOnUntouched(ApplicationContext context, String body) {
+		LlmResilienceChainBodyWebFilter filter = context.getBean(LlmResilienceChainBodyWebFilter.class);
+		Filtered filtered = filtered(filter, "/actuator/llmresilience/chains/chat", body);
+		assertThat(filtered.passedOn()).isTrue();
+		assertThat(filtered.status()).isNull();
 	}
 
 	private static Filtered filtered(LlmResilienceChainBodyWebFilter filter, String path, String body) {
