@@ -5,26 +5,25 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import io.github.llmresilience.test.SeededTries;
+import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Garbage from a provider never throws out of a classifier and never yields a negative or
- * unbounded wait: random statuses, headers and bodies, each property at least 10,000
- * tries.
+ * unbounded wait: random statuses, headers and bodies, each property 10,000 seeded tries.
  */
 class ClassifierGarbageProperties {
+
+	private static final int TRIES = 10_000;
 
 	private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-29T12:00:00Z"), ZoneOffset.UTC);
 
@@ -50,47 +49,66 @@ class ClassifierGarbageProperties {
 			"0000-00-00T00:00:00Z", "ThrottlingException:http://x", "#", ":", "text/event-stream",
 			"application/json", "", " ", "\u0000", "\uD83D\uDE00");
 
-	@Property(tries = 10_000)
-	void randomAnswersNeverThrowAndHintsStayInRange(@ForAll("vendors") String vendor, @ForAll("statuses") int status,
-			@ForAll("headers") Map<String, List<String>> headers, @ForAll("bodies") String body) {
-		AtomicInteger reported = new AtomicInteger();
-		ProviderErrorClassifier classifier = BuiltInClassifiers.forVendor(vendor, ClassifierSettings.defaults()
-			.withClock(CLOCK)
-			.withListener((v, s, type) -> reported.incrementAndGet()));
-		Verdict verdict = classifier.classify(ProviderResponse.of(status, headers, body));
-		assertSane(verdict);
-		if (status >= 200 && status < 300 && !body.contains("\"") && !body.contains("data:")
-				&& !body.contains("event:")) {
-			assertThat(verdict.outcome()).isEqualTo(Outcome.SUCCESS);
-		}
+	@Test
+	void randomAnswersNeverThrowAndHintsStayInRange() {
+		SeededTries.run(TRIES, (random) -> {
+			String vendor = vendor(random);
+			int status = status(random);
+			Map<String, List<String>> headers = headers(random);
+			String body = body(random);
+			AtomicInteger reported = new AtomicInteger();
+			ProviderErrorClassifier classifier = BuiltInClassifiers.forVendor(vendor, ClassifierSettings.defaults()
+				.withClock(CLOCK)
+				.withListener((v, s, type) -> reported.incrementAndGet()));
+			Verdict verdict = classifier.classify(ProviderResponse.of(status, headers, body));
+			assertSane(verdict);
+			if (status >= 200 && status < 300 && !body.contains("\"") && !body.contains("data:")
+					&& !body.contains("event:")) {
+				assertThat(verdict.outcome()).isEqualTo(Outcome.SUCCESS);
+			}
+		});
 	}
 
-	@Property(tries = 10_000)
-	void randomStreamEventsNeverThrow(@ForAll("vendors") String vendor, @ForAll("eventNames") String event,
-			@ForAll("bodies") String data) {
-		Verdict verdict = BuiltInClassifiers.forVendor(vendor, ClassifierSettings.defaults().withClock(CLOCK))
-			.classify(ProviderResponse.streamEvent(event, data));
-		assertSane(verdict);
+	@Test
+	void randomStreamEventsNeverThrow() {
+		SeededTries.run(TRIES, (random) -> {
+			Verdict verdict = BuiltInClassifiers.forVendor(vendor(random), ClassifierSettings.defaults().withClock(CLOCK))
+				.classify(ProviderResponse.streamEvent(eventName(random), body(random)));
+			assertSane(verdict);
+		});
 	}
 
-	@Property(tries = 10_000)
-	void randomBytesNeverThrow(@ForAll("vendors") String vendor, @ForAll("statuses") int status,
-			@ForAll("bytes") byte[] body) {
-		Verdict verdict = BuiltInClassifiers.forVendor(vendor, ClassifierSettings.defaults().withClock(CLOCK))
-			.classify(ProviderResponse.of(status, Map.of("content-type", List.of("application/json")), body));
-		assertSane(verdict);
+	@Test
+	void randomBytesNeverThrow() {
+		SeededTries.run(TRIES, (random) -> {
+			byte[] body = new byte[random.nextInt(601)];
+			random.nextBytes(body);
+			Verdict verdict = BuiltInClassifiers.forVendor(vendor(random), ClassifierSettings.defaults().withClock(CLOCK))
+				.classify(ProviderResponse.of(status(random), Map.of("content-type", List.of("application/json")),
+						body));
+			assertSane(verdict);
+		});
 	}
 
-	@Property(tries = 10_000)
-	void truncatedFixtureBodiesNeverThrow(@ForAll("truncatedFixtures") ProviderResponseCase fixture) {
-		Verdict verdict = BuiltInClassifiers.forVendor(fixture.vendor(),
-				ClassifierSettings.defaults().withClock(CLOCK))
-			.classify(fixture.response());
-		assertSane(verdict);
-		// A truncated error body still never makes a failure look like a success.
-		if (fixture.response().status() >= 400) {
-			assertThat(verdict.outcome()).isNotEqualTo(Outcome.SUCCESS);
-		}
+	@Test
+	void truncatedFixtureBodiesNeverThrow() {
+		List<Fixtures.Case> cases = new ArrayList<>(Fixtures.vendorErrors());
+		cases.addAll(Fixtures.extraVendorErrors());
+		cases.removeIf(Fixtures.Case::isEventStreamMessage);
+		SeededTries.run(TRIES, (random) -> {
+			Fixtures.Case fixture = cases.get(random.nextInt(cases.size()));
+			byte[] bytes = fixture.bodyText().getBytes(StandardCharsets.UTF_8);
+			byte[] prefix = Arrays.copyOf(bytes, (int) (bytes.length * random.nextDouble()));
+			ProviderResponse response = ProviderResponse.of(fixture.status(), fixture.headers(), prefix);
+			Verdict verdict = BuiltInClassifiers.forVendor(fixture.vendor(),
+					ClassifierSettings.defaults().withClock(CLOCK))
+				.classify(response);
+			assertSane(verdict);
+			// A truncated error body still never makes a failure look like a success.
+			if (response.status() >= 400) {
+				assertThat(verdict.outcome()).isNotEqualTo(Outcome.SUCCESS);
+			}
+		});
 	}
 
 	private static void assertSane(Verdict verdict) {
@@ -104,74 +122,87 @@ class ClassifierGarbageProperties {
 			.doesNotContain("\"", "\n", " ", "\u0000"));
 	}
 
-	record ProviderResponseCase(String vendor, ProviderResponse response) {
+	private static <T> T any(Random random, List<T> values) {
+		return values.get(random.nextInt(values.size()));
 	}
 
-	@Provide
-	Arbitrary<String> vendors() {
-		return Arbitraries.of(BuiltInClassifiers.VENDOR_IDS);
+	private static String vendor(Random random) {
+		return any(random, List.copyOf(BuiltInClassifiers.VENDOR_IDS));
 	}
 
-	@Provide
-	Arbitrary<Integer> statuses() {
-		return Arbitraries.frequencyOf(
-				net.jqwik.api.Tuple.of(6,
-						Arbitraries.of(200, 400, 401, 402, 403, 404, 408, 409, 413, 422, 429, 498, 500, 502, 503, 504,
-								529)),
-				net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(-1000, 1000)),
-				net.jqwik.api.Tuple.of(1, Arbitraries.integers()));
+	private static final List<Integer> COMMON_STATUSES = List.of(200, 400, 401, 402, 403, 404, 408, 409, 413, 422,
+			429, 498, 500, 502, 503, 504, 529);
+
+	private static int status(Random random) {
+		int pick = random.nextInt(8);
+		if (pick < 6) {
+			return any(random, COMMON_STATUSES);
+		}
+		return (pick == 6) ? random.nextInt(2001) - 1000 : random.nextInt();
 	}
 
-	@Provide
-	Arbitrary<String> eventNames() {
-		return Arbitraries.oneOf(Arbitraries.of("error", "message", "response.failed", "message_delta",
-				"throttlingException", "modelStreamErrorException", "internalServerException", "Exception", ""),
-				Arbitraries.strings().ofMaxLength(40), Arbitraries.just(null));
+	private static String eventName(Random random) {
+		return switch (random.nextInt(3)) {
+			case 0 -> any(random, List.of("error", "message", "response.failed", "message_delta",
+					"throttlingException", "modelStreamErrorException", "internalServerException", "Exception", ""));
+			case 1 -> text(random, 40);
+			default -> null;
+		};
 	}
 
-	@Provide
-	Arbitrary<Map<String, List<String>>> headers() {
-		Arbitrary<String> names = Arbitraries.oneOf(Arbitraries.of(HEADER_NAMES),
-				Arbitraries.strings().ofMinLength(1).ofMaxLength(30));
-		Arbitrary<String> values = Arbitraries.oneOf(Arbitraries.of(VALUE_FRAGMENTS),
-				Arbitraries.strings().ofMaxLength(80), Arbitraries.strings().numeric().ofMaxLength(400));
-		return Arbitraries.maps(names, values.list().ofMinSize(1).ofMaxSize(2)).ofMaxSize(8)
-			.map(LinkedHashMap::new);
+	private static Map<String, List<String>> headers(Random random) {
+		Map<String, List<String>> headers = new LinkedHashMap<>();
+		int size = random.nextInt(9);
+		for (int i = 0; i < size; i++) {
+			String name = random.nextBoolean() ? any(random, HEADER_NAMES) : text(random, 1 + random.nextInt(30));
+			List<String> values = new ArrayList<>();
+			for (int v = 1 + random.nextInt(2); v > 0; v--) {
+				values.add(switch (random.nextInt(3)) {
+					case 0 -> any(random, VALUE_FRAGMENTS);
+					case 1 -> text(random, 80);
+					default -> digits(random, 400);
+				});
+			}
+			headers.put(name, values);
+		}
+		return headers;
 	}
 
-	@Provide
-	Arbitrary<String> bodies() {
-		Arbitrary<String> assembled = Arbitraries.oneOf(Arbitraries.of(BODY_FRAGMENTS),
-				Arbitraries.strings().ofMaxLength(12))
-			.list()
-			.ofMaxSize(60)
-			.map((parts) -> String.join("", parts));
-		Arbitrary<String> nested = Arbitraries.integers().between(1, 5_000)
-			.map((depth) -> "{\"error\":".repeat(depth) + "[".repeat(depth));
-		return Arbitraries.frequencyOf(net.jqwik.api.Tuple.of(6, assembled),
-				net.jqwik.api.Tuple.of(2, Arbitraries.strings().ofMaxLength(300)),
-				net.jqwik.api.Tuple.of(1, nested), net.jqwik.api.Tuple.of(1, Arbitraries.just("")));
+	private static String body(Random random) {
+		int pick = random.nextInt(10);
+		if (pick < 6) {
+			StringBuilder body = new StringBuilder();
+			for (int parts = random.nextInt(61); parts > 0; parts--) {
+				body.append(random.nextBoolean() ? any(random, BODY_FRAGMENTS) : text(random, 12));
+			}
+			return body.toString();
+		}
+		if (pick < 8) {
+			return text(random, 300);
+		}
+		if (pick == 8) {
+			int depth = 1 + random.nextInt(5_000);
+			return "{\"error\":".repeat(depth) + "[".repeat(depth);
+		}
+		return "";
 	}
 
-	@Provide
-	Arbitrary<byte[]> bytes() {
-		return Arbitraries.bytes().array(byte[].class).ofMaxSize(600);
+	/** Any characters, surrogates and controls included, up to the given length. */
+	private static String text(Random random, int maxLength) {
+		char[] chars = new char[random.nextInt(maxLength + 1)];
+		for (int i = 0; i < chars.length; i++) {
+			chars[i] = random.nextInt(4) == 0 ? (char) random.nextInt(Character.MAX_VALUE + 1)
+					: (char) (32 + random.nextInt(95));
+		}
+		return new String(chars);
 	}
 
-	@Provide
-	Arbitrary<ProviderResponseCase> truncatedFixtures() {
-		List<Fixtures.Case> cases = new ArrayList<>(Fixtures.vendorErrors());
-		cases.addAll(Fixtures.extraVendorErrors());
-		cases.removeIf(Fixtures.Case::isEventStreamMessage);
-		return Combinators.combine(Arbitraries.of(cases), Arbitraries.doubles().between(0, 1))
-			.as((fixture, share) -> {
-				byte[] bytes = fixture.bodyText().getBytes(StandardCharsets.UTF_8);
-				int cut = (int) (bytes.length * share);
-				byte[] prefix = java.util.Arrays.copyOf(bytes, cut);
-				return new ProviderResponseCase(fixture.vendor(),
-						ProviderResponse.of(fixture.status(), fixture.headers(), prefix));
-			});
+	private static String digits(Random random, int maxLength) {
+		char[] chars = new char[random.nextInt(maxLength + 1)];
+		for (int i = 0; i < chars.length; i++) {
+			chars[i] = (char) ('0' + random.nextInt(10));
+		}
+		return new String(chars);
 	}
-
 
 }
