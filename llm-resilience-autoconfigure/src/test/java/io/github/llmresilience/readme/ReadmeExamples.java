@@ -18,9 +18,9 @@ import org.springframework.web.client.RestClient;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /**
- * The examples of README.md's "Call through it" section, as written there: if one stops
- * compiling, so does the test suite. {@code ReadmeExamplesTests} runs the first against a
- * real server.
+ * The examples of README.md's "Call through it" section and of docs/calls.md's "One target,
+ * no chain", as written there: if one stops compiling, so does the test suite.
+ * {@code ReadmeExamplesTests} runs the first against a real server.
  */
 final class ReadmeExamples {
 
@@ -61,7 +61,7 @@ final class ReadmeExamples {
 		return text;
 	}
 
-	// "One target, no chain"
+	// docs/calls.md, "One target, no chain"
 	static void oneTarget(LlmResilience resilience) {
 		WebClient openai = WebClient.builder()
 			.baseUrl("https://api.openai.com")
