@@ -5,13 +5,21 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.execute.BlockingTargetCall;
+import io.github.llmresilience.execute.CallOptions;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.execute.LlmUnavailableException;
+import io.github.llmresilience.execute.ProviderAnswerException;
+import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.target.Target;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -53,9 +61,10 @@ public class FailFastBenchmark {
 		// An open duration longer than any run, so that no half-open trial happens inside it.
 		BreakerSettings longOpen = new BreakerSettings(20, 10, 50, Duration.ofSeconds(10), 50, Duration.ofHours(1),
 				Duration.ofHours(1), 1);
-		this.breakerOpen = resilience(longOpen);
-		this.breakerOpen.breaker("primary").circuitBreaker().transitionToOpenState();
-		this.scopeGated = resilience(BreakerSettings.defaults());
+		CircuitBreakerRegistry circuitBreakers = CircuitBreakerRegistry.ofDefaults();
+		this.breakerOpen = resilience(longOpen, circuitBreakers);
+		circuitBreakers.getAllCircuitBreakers().forEach(CircuitBreaker::transitionToOpenState);
+		this.scopeGated = resilience(BreakerSettings.defaults(), CircuitBreakerRegistry.ofDefaults());
 		this.server = Local503Server.start();
 		this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 		this.request = HttpRequest.newBuilder(this.server.uri("/v1/chat/completions"))
@@ -68,7 +77,20 @@ public class FailFastBenchmark {
 	@Setup(Level.Iteration)
 	public void gate() {
 		// The longest gate allowed (throttle.max-wait); renewed every iteration.
-		this.scopeGated.gate().close(this.scopeGated.gate().scope(SCOPE), Duration.ofMinutes(5), "bench");
+		// A rate limit whose Retry-After gates the scope, answered once: one attempt per call.
+		ProviderResponse rateLimited = ProviderResponse.of(429, Map.of("retry-after", List.of("300")),
+				"{\"error\":{\"code\":\"rate_limit_exceeded\",\"type\":\"requests\"}}");
+		try {
+			this.scopeGated.callOnTarget("primary", CallOptions.NONE, (attempt) -> {
+				throw new ProviderAnswerException(rateLimited);
+			});
+		}
+		catch (LlmUnavailableException expected) {
+			// The scope is gated now.
+		}
+		if (this.scopeGated.isUsable("primary")) {
+			throw new IllegalStateException("The rate limit did not gate " + SCOPE);
+		}
 	}
 
 	@TearDown
@@ -76,11 +98,13 @@ public class FailFastBenchmark {
 		this.server.close();
 	}
 
-	private static LlmResilience resilience(BreakerSettings breaker) {
+	private static LlmResilience resilience(BreakerSettings breaker, CircuitBreakerRegistry circuitBreakers) {
 		return LlmResilience.builder()
 			.target(Target.of("primary", "openai"))
 			.chain("chat", "primary")
 			.breaker(breaker)
+			.circuitBreakers(circuitBreakers)
+			.retry(new RetrySettings(1, Duration.ZERO, Duration.ZERO, 0, Duration.ofSeconds(10), 0))
 			.observer(CountingObserver.create())
 			.build();
 	}

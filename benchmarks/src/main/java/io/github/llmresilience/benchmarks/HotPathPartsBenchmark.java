@@ -110,7 +110,7 @@ public class HotPathPartsBenchmark {
 	 */
 	@Benchmark
 	public boolean accountAndGateChecks() {
-		return this.accounts.isUsable(this.account) && this.gate.isOpen(this.scope);
+		return this.accounts.isUsable(this.account) && this.gate.isReleased(this.scope);
 	}
 
 	/** A default breaker, as in the baseline, plus a state-transition listener. */

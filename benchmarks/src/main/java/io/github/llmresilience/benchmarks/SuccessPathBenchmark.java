@@ -86,7 +86,7 @@ public class SuccessPathBenchmark {
 		// A benchmark of the success path that opened its breaker measured something else.
 		for (LlmResilience each : new LlmResilience[] { this.resilience, this.onParallel, this.withMicrometer }) {
 			if (!each.isUsable("primary")) {
-				throw new IllegalStateException("The breaker left the success path: " + each.breaker("primary"));
+				throw new IllegalStateException("The breaker left the success path: " + each.state().target("primary").breaker());
 			}
 		}
 	}

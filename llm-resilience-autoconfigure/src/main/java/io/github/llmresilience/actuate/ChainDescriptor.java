@@ -3,8 +3,7 @@ package io.github.llmresilience.actuate;
 import java.time.Instant;
 import java.util.List;
 
-import io.github.llmresilience.execute.LlmResilience;
-import io.github.llmresilience.target.TargetRegistry;
+import io.github.llmresilience.state.ChainState;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 
@@ -21,15 +20,10 @@ import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 public record ChainDescriptor(List<String> targets, List<String> configuredTargets, boolean edited, boolean usable,
 		Instant availableAt) implements OperationResponseBody {
 
-	/** The state of a chain now. */
-	public static ChainDescriptor of(LlmResilience resilience, String name) {
-		TargetRegistry registry = resilience.registry();
-		List<String> targets = registry.chain(name);
-		List<String> configured = registry.configuredChains().getOrDefault(name, List.of());
-		boolean usable = targets.stream().anyMatch(resilience::isUsable);
-		Instant availableAt = usable ? null : resilience.availableAt(name);
-		return new ChainDescriptor(targets, configured, !targets.equals(configured), usable,
-				Instant.MAX.equals(availableAt) ? null : availableAt);
+	/** As the endpoint shows a chain's state. */
+	public static ChainDescriptor of(ChainState chain) {
+		return new ChainDescriptor(chain.targets(), chain.configuredTargets(), chain.edited(), chain.usable(),
+				chain.availableAt());
 	}
 
 }

@@ -7,16 +7,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.TreeSet;
 
-import io.github.llmresilience.breaker.Breaker;
 import io.github.llmresilience.classify.RecentUnclassified;
 import io.github.llmresilience.event.RecentStateChanges;
 import io.github.llmresilience.event.StateChange;
 import io.github.llmresilience.execute.LlmResilience;
-import io.github.llmresilience.target.Target;
-import io.github.llmresilience.throttle.Accounts;
+import io.github.llmresilience.state.Operator;
+import io.github.llmresilience.state.ResilienceState;
+import io.github.llmresilience.state.TargetState;
+import io.github.llmresilience.state.TargetState.AccountState;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
@@ -94,14 +93,11 @@ public class LlmResilienceEndpoint {
 	/** Everything: targets, chains, recent state changes, recently unclassified errors. */
 	@ReadOperation
 	public LlmResilienceDescriptor resilience() {
+		ResilienceState state = this.resilience.state();
 		Map<String, TargetDescriptor> targets = new LinkedHashMap<>();
-		for (Target target : this.resilience.registry().targets().values()) {
-			targets.put(target.name(), TargetDescriptor.of(this.resilience, target));
-		}
+		state.targets().forEach((name, target) -> targets.put(name, TargetDescriptor.of(target)));
 		Map<String, ChainDescriptor> chains = new LinkedHashMap<>();
-		for (String name : this.resilience.registry().chains().keySet()) {
-			chains.put(name, ChainDescriptor.of(this.resilience, name));
-		}
+		state.chains().forEach((name, chain) -> chains.put(name, ChainDescriptor.of(chain)));
 		List<StateChangeDescriptor> events = new ArrayList<>();
 		if (this.recentChanges != null) {
 			this.recentChanges.list().forEach((change) -> events.add(StateChangeDescriptor.of(change)));
@@ -114,8 +110,8 @@ public class LlmResilienceEndpoint {
 	/** One target; {@code null} (404 over the web) when there is no such target. */
 	@ReadOperation
 	public @Nullable TargetDescriptor target(@Selector String name) {
-		Target target = this.resilience.registry().targets().get(name);
-		return (target != null) ? TargetDescriptor.of(this.resilience, target) : null;
+		TargetState target = this.resilience.state().targets().get(name);
+		return (target != null) ? TargetDescriptor.of(target) : null;
 	}
 
 	/**
@@ -143,34 +139,31 @@ public class LlmResilienceEndpoint {
 	}
 
 	private TargetDescriptor changeTarget(String name, @Nullable String action) {
-		Target target = this.resilience.registry().targets().get(name);
-		if (target == null) {
-			throw invalid("No target named '" + name + "'; known targets: "
-					+ this.resilience.registry().targets().keySet());
+		Map<String, TargetState> known = this.resilience.state().targets();
+		if (!known.containsKey(name)) {
+			throw invalid("No target named '" + name + "'; known targets: " + known.keySet());
 		}
-		Breaker breaker = this.resilience.breaker(name);
+		Operator operator = this.resilience.operator();
 		switch (action(action, TARGET_ACTIONS)) {
-			case "force-open" -> breaker.circuitBreaker().transitionToForcedOpenState();
-			case "close" -> breaker.circuitBreaker().transitionToClosedState();
-			default -> breaker.circuitBreaker().reset();
+			case "force-open" -> operator.forceOpen(name);
+			case "close" -> operator.close(name);
+			default -> operator.reset(name);
 		}
-		return TargetDescriptor.of(this.resilience, target);
+		return TargetDescriptor.of(this.resilience.state().target(name));
 	}
 
 	private TargetDescriptor.AccountDescriptor changeAccount(String name, @Nullable String action) {
-		Set<String> known = new TreeSet<>();
-		this.resilience.registry().targets().values().forEach((target) -> known.add(target.account()));
-		if (!known.contains(name)) {
-			throw invalid("No account named '" + name + "'; known accounts: " + known);
+		Map<String, AccountState> known = this.resilience.state().accounts();
+		if (!known.containsKey(name)) {
+			throw invalid("No account named '" + name + "'; known accounts: " + known.keySet());
 		}
-		Accounts accounts = this.resilience.accounts();
 		if (action(action, ACCOUNT_ACTIONS).equals("unpark")) {
-			accounts.unpark(name);
+			this.resilience.operator().unpark(name);
 		}
 		else {
-			accounts.unlock(name);
+			this.resilience.operator().unlock(name);
 		}
-		return TargetDescriptor.AccountDescriptor.of(accounts.account(name), this.resilience.clock().instant());
+		return TargetDescriptor.AccountDescriptor.of(this.resilience.state().accounts().get(name));
 	}
 
 	private ChainDescriptor changeChain(String name, @Nullable String targets) {
@@ -188,12 +181,12 @@ public class LlmResilienceEndpoint {
 			}
 		}
 		try {
-			this.resilience.registry().replaceChain(name, names);
+			this.resilience.operator().replaceChain(name, names);
 		}
 		catch (IllegalArgumentException ex) {
 			throw invalid(ex.getMessage());
 		}
-		return ChainDescriptor.of(this.resilience, name);
+		return ChainDescriptor.of(this.resilience.state().chain(name));
 	}
 
 	private static String action(@Nullable String action, List<String> allowed) {

@@ -5,7 +5,8 @@ import java.util.Map;
 import java.util.Objects;
 
 import io.github.llmresilience.execute.LlmResilience;
-import io.github.llmresilience.target.Target;
+import io.github.llmresilience.state.ChainState;
+import io.github.llmresilience.state.ResilienceState;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -41,17 +42,15 @@ public class LlmResilienceHealthIndicator implements HealthIndicator {
 
 	@Override
 	public Health health() {
+		ResilienceState state = this.resilience.state();
 		Map<String, ChainDescriptor> chains = new LinkedHashMap<>();
 		boolean allUsable = true;
-		for (String name : this.resilience.registry().chains().keySet()) {
-			ChainDescriptor chain = ChainDescriptor.of(this.resilience, name);
-			chains.put(name, chain);
+		for (ChainState chain : state.chains().values()) {
+			chains.put(chain.name(), ChainDescriptor.of(chain));
 			allUsable &= chain.usable();
 		}
 		Map<String, TargetDescriptor> targets = new LinkedHashMap<>();
-		for (Target target : this.resilience.registry().targets().values()) {
-			targets.put(target.name(), TargetDescriptor.of(this.resilience, target));
-		}
+		state.targets().forEach((name, target) -> targets.put(name, TargetDescriptor.of(target)));
 		return Health.status(allUsable ? Status.UP : this.unavailable)
 			.withDetail("chains", chains)
 			.withDetail("targets", targets)

@@ -2,12 +2,10 @@ package io.github.llmresilience.actuate;
 
 import java.time.Instant;
 
-import io.github.llmresilience.breaker.Breaker;
-import io.github.llmresilience.execute.LlmResilience;
-import io.github.llmresilience.target.Target;
-import io.github.llmresilience.throttle.Accounts.AccountStatus;
-import io.github.llmresilience.throttle.ThrottleGate;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.llmresilience.state.TargetState;
+import io.github.llmresilience.state.TargetState.AccountState;
+import io.github.llmresilience.state.TargetState.BreakerState;
+import io.github.llmresilience.state.TargetState.TimeoutState;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 
@@ -34,39 +32,15 @@ public record TargetDescriptor(String name, String provider, String model, Strin
 		Instant availableAt, BreakerDescriptor breaker, ThrottleDescriptor throttle, AccountDescriptor account,
 		RetryBudgetDescriptor retryBudget, TimeoutsDescriptor timeouts) implements OperationResponseBody {
 
-	/** The state of a target now. */
-	public static TargetDescriptor of(LlmResilience resilience, Target target) {
-		Instant now = resilience.clock().instant();
-		BreakerDescriptor breaker = BreakerDescriptor.of(resilience.breaker(target.name()), now);
-		ThrottleGate.Scope scope = resilience.gate().scope(target.quotaScope());
-		ThrottleDescriptor throttle = new ThrottleDescriptor(scope.key(), future(scope.closedUntil(), now));
-		AccountDescriptor account = AccountDescriptor.of(resilience.accounts().account(target.account()), now);
-		long[] window = resilience.retryBudget(target.name()).window();
-		boolean usable = resilience.isUsable(target.name());
-		// Unusable with no known end means a breaker forced open: it waits for an operator.
-		Instant availableAt = usable ? null
-				: future(latest(now, breaker.availableAt(), throttle.throttledUntil(), account.parkedUntil(),
-						account.lockedUntil()), now);
-		TimeoutsDescriptor timeouts = new TimeoutsDescriptor(
-				TimeoutDescriptor.of(resilience.attemptTimeout(target.name())),
-				TimeoutDescriptor.of(resilience.firstTokenTimeout(target.name())));
-		return new TargetDescriptor(target.name(), target.provider(), target.model(), target.region(), usable,
-				availableAt, breaker, throttle, account, new RetryBudgetDescriptor(window[0], window[1]), timeouts);
-	}
-
-	/** The instant when it lies ahead, else {@code null}; never {@link Instant#MAX} ("never"). */
-	static Instant future(Instant instant, Instant now) {
-		return (instant != null && instant.isAfter(now) && !instant.equals(Instant.MAX)) ? instant : null;
-	}
-
-	private static Instant latest(Instant now, Instant... candidates) {
-		Instant latest = now;
-		for (Instant candidate : candidates) {
-			if (candidate != null && candidate.isAfter(latest)) {
-				latest = candidate;
-			}
-		}
-		return latest;
+	/** As the endpoint shows a target's state. */
+	public static TargetDescriptor of(TargetState state) {
+		return new TargetDescriptor(state.name(), state.provider(), state.model(), state.region(), state.usable(),
+				state.availableAt(), BreakerDescriptor.of(state.breaker()),
+				new ThrottleDescriptor(state.scope().key(), state.scope().gatedUntil()),
+				AccountDescriptor.of(state.account()),
+				new RetryBudgetDescriptor(state.retryBudget().calls(), state.retryBudget().retries()),
+				new TimeoutsDescriptor(TimeoutDescriptor.of(state.attemptTimeout()),
+						TimeoutDescriptor.of(state.firstTokenTimeout())));
 	}
 
 	/**
@@ -90,12 +64,10 @@ public record TargetDescriptor(String name, String provider, String model, Strin
 	public record BreakerDescriptor(String domain, String state, float failureRate, float slowCallRate,
 			int bufferedCalls, int failedCalls, int slowCalls, long notPermittedCalls, Instant availableAt) {
 
-		static BreakerDescriptor of(Breaker breaker, Instant now) {
-			CircuitBreaker.Metrics metrics = breaker.circuitBreaker().getMetrics();
-			Instant availableAt = breaker.isUsable() ? null : future(breaker.availableAt(), now);
-			return new BreakerDescriptor(breaker.domain(), breaker.state().name(), metrics.getFailureRate(),
-					metrics.getSlowCallRate(), metrics.getNumberOfBufferedCalls(), metrics.getNumberOfFailedCalls(),
-					metrics.getNumberOfSlowCalls(), metrics.getNumberOfNotPermittedCalls(), availableAt);
+		static BreakerDescriptor of(BreakerState breaker) {
+			return new BreakerDescriptor(breaker.domain(), breaker.status().name(), breaker.failureRate(),
+					breaker.slowCallRate(), breaker.bufferedCalls(), breaker.failedCalls(), breaker.slowCalls(),
+					breaker.notPermittedCalls(), breaker.availableAt());
 		}
 
 	}
@@ -124,12 +96,9 @@ public record TargetDescriptor(String name, String provider, String model, Strin
 	public record AccountDescriptor(String name, Instant parkedUntil, String parkReason, Instant lockedUntil,
 			String lockReason, int consecutiveCredentialErrors) implements OperationResponseBody {
 
-		static AccountDescriptor of(AccountStatus account, Instant now) {
-			Instant parkedUntil = future(account.parkedUntil(), now);
-			Instant lockedUntil = future(account.lockedUntil(), now);
-			return new AccountDescriptor(account.name(), parkedUntil,
-					(parkedUntil != null) ? account.parkReason() : null, lockedUntil,
-					(lockedUntil != null) ? account.lockReason() : null, account.consecutiveCredentialErrors());
+		static AccountDescriptor of(AccountState account) {
+			return new AccountDescriptor(account.name(), account.parkedUntil(), account.parkReason(),
+					account.lockedUntil(), account.lockReason(), account.consecutiveCredentialErrors());
 		}
 
 	}
@@ -170,7 +139,7 @@ public record TargetDescriptor(String name, String provider, String model, Strin
 	public record TimeoutDescriptor(long current, long configured, long p99, long samples, long timeouts,
 			boolean measured, boolean backedOff) {
 
-		static TimeoutDescriptor of(io.github.llmresilience.timeout.MeasuredTimeout.Snapshot snapshot) {
+		static TimeoutDescriptor of(TimeoutState snapshot) {
 			return new TimeoutDescriptor(snapshot.current().toMillis(), snapshot.configured().toMillis(),
 					snapshot.p99().toMillis(), snapshot.samples(), snapshot.timeouts(), snapshot.measured(),
 					snapshot.backedOff());

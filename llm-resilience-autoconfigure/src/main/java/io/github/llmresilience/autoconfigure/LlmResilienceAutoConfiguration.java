@@ -29,6 +29,7 @@ import io.github.llmresilience.throttle.AccountSettings;
 import io.github.llmresilience.throttle.ThrottleSettings;
 import io.github.llmresilience.timeout.AdaptiveSettings;
 import io.github.llmresilience.timeout.CoalescingTimer;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.llmresilience.web.AnthropicSdkErrorExtractor;
 import io.github.llmresilience.web.OpenAiSdkErrorExtractor;
 import io.github.llmresilience.web.RestClientErrorExtractor;
@@ -118,16 +119,28 @@ public final class LlmResilienceAutoConfiguration {
 		return new TargetRegistry(targets, properties.getChains(), events);
 	}
 
+	/**
+	 * Where the failure domains' Resilience4j breakers live, for Resilience4j's own meter
+	 * binders. Not a default candidate: it neither steps in for an application's own
+	 * registry nor makes one back off; state changes go through the operator.
+	 */
+	@Bean(defaultCandidate = false)
+	CircuitBreakerRegistry llmResilienceCircuitBreakerRegistry() {
+		return CircuitBreakerRegistry.ofDefaults();
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	LlmResilience llmResilience(LlmResilienceProperties properties, Clock clock, TargetRegistry registry,
 			StateChanges events, ProviderClassifiers classifiers, ErrorExtractors extractors,
 			ObjectProvider<CallObserver> observers, ObjectProvider<UnclassifiedListener> listeners,
-			@Qualifier("llmResilienceScheduler") ObjectProvider<Scheduler> scheduler) {
+			@Qualifier("llmResilienceScheduler") ObjectProvider<Scheduler> scheduler,
+			@Qualifier("llmResilienceCircuitBreakerRegistry") CircuitBreakerRegistry circuitBreakers) {
 		List<CallObserver> allObservers = observers.orderedStream().toList();
 		LlmResilience.Builder builder = LlmResilience.builder()
 			.clock(clock)
 			.scheduler(scheduler.getIfAvailable(CoalescingTimer::shared))
+			.circuitBreakers(circuitBreakers)
 			.breaker(breaker(properties.getBreaker(), null, properties.getTimeouts().getFirstToken()))
 			.failureDomain(properties.getBreaker().getFailureDomain())
 			.retry(retry(properties.getRetry()))

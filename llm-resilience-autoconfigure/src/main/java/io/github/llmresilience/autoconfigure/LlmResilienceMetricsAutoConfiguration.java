@@ -5,10 +5,12 @@ import io.github.llmresilience.metrics.LlmCallMetrics;
 import io.github.llmresilience.metrics.LlmResilienceStateMetrics;
 import io.github.llmresilience.metrics.StateChangeMetrics;
 import io.github.llmresilience.metrics.UnclassifiedMetrics;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.CircuitBreakerMetricNames;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -69,8 +71,9 @@ public final class LlmResilienceMetricsAutoConfiguration {
 		// Matched by name: the application may have a TaggedCircuitBreakerMetrics of its own.
 		@Bean
 		@ConditionalOnMissingBean(name = "llmResilienceCircuitBreakerMetrics")
-		TaggedCircuitBreakerMetrics llmResilienceCircuitBreakerMetrics(LlmResilience resilience) {
-			return TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(NAMES, resilience.breakers().registry());
+		TaggedCircuitBreakerMetrics llmResilienceCircuitBreakerMetrics(
+				@Qualifier("llmResilienceCircuitBreakerRegistry") CircuitBreakerRegistry circuitBreakers) {
+			return TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(NAMES, circuitBreakers);
 		}
 
 	}

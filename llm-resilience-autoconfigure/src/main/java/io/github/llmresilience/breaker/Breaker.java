@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.llmresilience.classify.Verdict;
+import io.github.llmresilience.state.TargetState.BreakerState;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
 /**
@@ -64,6 +65,10 @@ public final class Breaker {
 		return this.domain;
 	}
 
+	/**
+	 * The Resilience4j breaker underneath, for this library's tests and Resilience4j's own
+	 * tooling; operators change state through the commands above.
+	 */
 	public CircuitBreaker circuitBreaker() {
 		return this.circuitBreaker;
 	}
@@ -188,6 +193,40 @@ public final class Breaker {
 
 	synchronized void closed() {
 		this.openings = 0;
+	}
+
+	/** Hold it open until an operator closes or resets it (an operator's command). */
+	public void forceOpen() {
+		this.circuitBreaker.transitionToForcedOpenState();
+	}
+
+	/** Close it, keeping its recorded calls (an operator's command). */
+	public void close() {
+		this.circuitBreaker.transitionToClosedState();
+	}
+
+	/** Close it and forget its recorded calls (an operator's command). */
+	public void reset() {
+		this.circuitBreaker.reset();
+	}
+
+	/** Let every call through and record nothing, until closed or reset (an operator's command). */
+	public void disable() {
+		this.circuitBreaker.transitionToDisabledState();
+	}
+
+	/**
+	 * What it looks like now.
+	 * @param now the caller's reading of the clock
+	 */
+	public BreakerState snapshot(Instant now) {
+		CircuitBreaker.Metrics metrics = this.circuitBreaker.getMetrics();
+		Instant at = isUsable() ? null : availableAt(now);
+		return new BreakerState(this.domain, BreakerState.Status.valueOf(state().name()), metrics.getFailureRate(),
+				metrics.getSlowCallRate(), metrics.getNumberOfBufferedCalls(), metrics.getNumberOfSuccessfulCalls(),
+				metrics.getNumberOfFailedCalls(), metrics.getNumberOfSlowCalls(),
+				metrics.getNumberOfSlowSuccessfulCalls(), metrics.getNumberOfNotPermittedCalls(),
+				(at != null && at.isAfter(now)) ? at : null, this.settings);
 	}
 
 	@Override

@@ -37,13 +37,17 @@ public final class Breakers {
 	private final Map<String, Breaker> byDomain = new ConcurrentHashMap<>();
 
 	public Breakers(Clock clock, StateChanges events) {
-		this.clock = clock;
-		this.events = events;
-		this.registry = CircuitBreakerRegistry.ofDefaults();
+		this(clock, events, CircuitBreakerRegistry.ofDefaults());
 	}
 
-	public CircuitBreakerRegistry registry() {
-		return this.registry;
+	/**
+	 * @param registry where the Resilience4j breakers are kept, so that Resilience4j's
+	 * own meter binders can find them
+	 */
+	public Breakers(Clock clock, StateChanges events, CircuitBreakerRegistry registry) {
+		this.clock = clock;
+		this.events = events;
+		this.registry = registry;
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.github.llmresilience.execute;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.llmresilience.target.Target;
@@ -29,23 +30,22 @@ public final class Attempt {
 
 	private final CallId callId;
 
-	private static final VarHandle SETTLED;
+	private static final VarHandle STATE;
 
 	static {
 		try {
-			SETTLED = MethodHandles.lookup().findVarHandle(Attempt.class, "settled", int.class);
+			STATE = MethodHandles.lookup().findVarHandle(Attempt.class, "state", State.class);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
 		}
 	}
 
-	/**
-	 * 0 in flight; 1 settled by its result; 2 settled by cancellation or claimed by the
-	 * timeout alarm; 3 the alarm's interrupt is delivered. A field, not an AtomicInteger:
-	 * one object less on every call.
-	 */
-	private volatile int settled;
+	/** Where the attempt stands. A field, not an AtomicReference: one object less per call. */
+	private volatile State state = State.IN_FLIGHT;
+
+	/** When the attempt started, on the engine's monotonic time source. */
+	private long startNanos;
 
 	Attempt(String chain, Target target, int number, int targetAttempt, Duration timeout, Duration timeLeft,
 			CallId callId) {
@@ -93,21 +93,51 @@ public final class Attempt {
 		return this.callId.key();
 	}
 
-	boolean settle(int from, int to) {
-		return SETTLED.compareAndSet(this, from, to);
+	/**
+	 * Move an attempt still in flight to its end state: the first of its result, its
+	 * cancellation and its timeout alarm wins, and only the winner settles its permit.
+	 * @return whether this call won
+	 */
+	boolean settle(State to) {
+		return STATE.compareAndSet(this, State.IN_FLIGHT, to);
 	}
 
-	int settled() {
-		return this.settled;
+	State state() {
+		return this.state;
 	}
 
-	void settled(int state) {
-		this.settled = state;
+	void state(State state) {
+		this.state = state;
+	}
+
+	long startNanos() {
+		return this.startNanos;
+	}
+
+	void startNanos(long startNanos) {
+		this.startNanos = startNanos;
 	}
 
 	@Override
 	public String toString() {
 		return "Attempt[" + this.chain + " #" + this.number + " on " + this.target.name() + "]";
+	}
+
+	/** Where an attempt stands; only {@link #IN_FLIGHT} moves on. */
+	enum State {
+
+		/** Sent, not settled. */
+		IN_FLIGHT,
+
+		/** Settled by its result: a value, completion or an error. */
+		ANSWERED,
+
+		/** Settled by cancellation, or claimed by the timeout alarm of a blocking call. */
+		CANCELLED,
+
+		/** The timeout alarm's interrupt has been delivered to the blocking caller. */
+		INTERRUPTED
+
 	}
 
 	/** The identity of one logical call; its key is made only when asked for. */
@@ -128,7 +158,7 @@ public final class Attempt {
 				}
 				else {
 					ThreadLocalRandom random = ThreadLocalRandom.current();
-					this.key = new java.util.UUID((random.nextLong() & ~0xF000L) | 0x4000L,
+					this.key = new UUID((random.nextLong() & ~0xF000L) | 0x4000L,
 							(random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L)
 						.toString();
 				}

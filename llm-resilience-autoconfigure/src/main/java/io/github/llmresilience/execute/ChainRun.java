@@ -11,7 +11,6 @@ import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.CallObserver.RetryResult;
 import io.github.llmresilience.execute.ChainStep.Skip;
-import io.github.llmresilience.timeout.MeasuredTimeout;
 
 /**
  * The state of one logical call as it walks its chain: which target is next, what each
@@ -40,7 +39,7 @@ final class ChainRun {
 
 	}
 
-	private final LlmResilience engine;
+	private final CallContext context;
 
 	private final String chain;
 
@@ -73,27 +72,23 @@ final class ChainRun {
 
 	private Throwable stopError;
 
-	ChainRun(LlmResilience engine, String chain, TargetRuntime[] targets, CallOptions options) {
-		this(engine, chain, targets, options, false);
+	ChainRun(CallContext context, String chain, TargetRuntime[] targets, CallOptions options) {
+		this(context, chain, targets, options, false);
 	}
 
 	/**
 	 * @param streaming whether attempts are streams: timed to their first element, their
 	 * latency recorded as time to first token
 	 */
-	ChainRun(LlmResilience engine, String chain, TargetRuntime[] targets, CallOptions options, boolean streaming) {
+	ChainRun(CallContext context, String chain, TargetRuntime[] targets, CallOptions options, boolean streaming) {
 		this.streaming = streaming;
-		this.engine = engine;
+		this.context = context;
 		this.chain = chain;
 		this.targets = targets;
-		this.startNanos = engine.nanoTime();
-		Duration deadline = (options.deadline() != null) ? options.deadline() : engine.timeouts().call();
+		this.startNanos = context.now();
+		Duration deadline = (options.deadline() != null) ? options.deadline() : context.callTimeout();
 		this.deadlineNanos = this.startNanos + deadline.toNanos();
 		this.callId = new Attempt.CallId(options.idempotencyKey());
-	}
-
-	String chain() {
-		return this.chain;
 	}
 
 	long delayNanos() {
@@ -113,17 +108,9 @@ final class ChainRun {
 	TargetRuntime nextTarget() {
 		while (++this.index < this.targets.length) {
 			TargetRuntime target = this.targets[this.index];
-			if (!this.engine.accounts().isUsable(target.account())) {
-				boolean locked = target.account().lockedUntil().toEpochMilli() > this.engine.clock().millis();
-				skip(target, locked ? Skip.ACCOUNT_LOCKED : Skip.ACCOUNT_PARKED, target.account().availableAt());
-				continue;
-			}
-			if (!this.engine.gate().isOpen(target.scope())) {
-				skip(target, Skip.SCOPE_GATED, target.scope().closedUntil());
-				continue;
-			}
-			if (!target.breaker().tryAcquire()) {
-				skipBreaker(target);
+			ChainStep skip = target.admit();
+			if (skip != null) {
+				step(skip);
 				continue;
 			}
 			this.targetAttempts = 0;
@@ -133,26 +120,19 @@ final class ChainRun {
 	}
 
 	/**
-	 * Take the breaker permit for a retry of the current target after its backoff.
+	 * The backoff of {@link Next#RETRY} has passed: take the breaker permit for the retry
+	 * (the breaker may have opened meanwhile, on other calls' failures).
 	 * @return the target to attempt next (the same one, or the next usable one when the
 	 * breaker refused the retry), or {@code null} when the chain is exhausted
 	 */
-	TargetRuntime retryTarget(TargetRuntime target) {
-		if (target.breaker().tryAcquire()) {
+	TargetRuntime afterBackoff(TargetRuntime target) {
+		this.context.observer().onBackoff(this.chain, target.target(), this.delayNanos);
+		ChainStep skip = target.acquire();
+		if (skip == null) {
 			return target;
 		}
-		skipBreaker(target);
+		step(skip);
 		return nextTarget();
-	}
-
-	private void skipBreaker(TargetRuntime target) {
-		Instant now = this.engine.clock().instant();
-		if (target.breaker().isForcedOpen()) {
-			skip(target, Skip.BREAKER_FORCED_OPEN, this.engine.heldUntil(target, now));
-		}
-		else {
-			skip(target, Skip.BREAKER_OPEN, target.breaker().availableAt(now));
-		}
 	}
 
 	/**
@@ -161,10 +141,10 @@ final class ChainRun {
 	 * given back)
 	 */
 	Attempt begin(TargetRuntime target) {
-		Duration timeout = timeoutOf(target).current();
-		long left = this.deadlineNanos - this.engine.nanoTime();
+		Duration timeout = target.timeout(this.streaming).current();
+		long left = this.deadlineNanos - this.context.now();
 		if (left <= 0) {
-			target.breaker().release();
+			target.release();
 			skip(target, Skip.DEADLINE, null);
 			return null;
 		}
@@ -177,24 +157,27 @@ final class ChainRun {
 		if (this.targetAttempts == 1) {
 			target.budget().onCall();
 		}
-		return new Attempt(this.chain, target.target(), this.attempts, this.targetAttempts, timeout, timeLeft,
-				this.callId);
-	}
-
-	private MeasuredTimeout timeoutOf(TargetRuntime target) {
-		return this.streaming ? target.firstTokenTimeout() : target.attemptTimeout();
+		Attempt attempt = new Attempt(this.chain, target.target(), this.attempts, this.targetAttempts, timeout,
+				timeLeft, this.callId);
+		attempt.startNanos(attemptStart());
+		return attempt;
 	}
 
 	/**
 	 * When an attempt starts: the run's own start for the first (a clock read saved on
 	 * every call), now for any later one.
 	 */
-	long attemptStart() {
+	private long attemptStart() {
 		if (this.firstAttempt) {
 			this.firstAttempt = false;
 			return this.startNanos;
 		}
-		return this.engine.nanoTime();
+		return this.context.now();
+	}
+
+	/** Monotonic time now. */
+	long now() {
+		return this.context.now();
 	}
 
 	/**
@@ -204,22 +187,15 @@ final class ChainRun {
 	 */
 	void succeeded(TargetRuntime target, long start, long end) {
 		long nanos = end - start;
-		if (this.streaming) {
-			target.breaker().onStreamSuccess(nanos);
-		}
-		else {
-			target.breaker().onSuccess(nanos);
-		}
-		timeoutOf(target).record(nanos);
-		this.engine.accounts().success(target.account());
-		CallObserver observer = this.engine.observer();
+		target.succeeded(nanos, this.streaming);
+		CallObserver observer = this.context.observer();
 		observer.onAttempt(this.chain, target.target(), Verdict.success(), nanos);
 		observer.onServed(this.chain, target.target(), this.index, end - this.startNanos);
 	}
 
 	/** The attempt ended without a result (cancelled): neither success nor failure. */
 	void abandoned(TargetRuntime target) {
-		target.breaker().release();
+		target.release();
 	}
 
 	/**
@@ -232,14 +208,14 @@ final class ChainRun {
 		try {
 			verdict = classify(target, error);
 			if (verdict != null) {
-				target.breaker().onFailure(nanos, verdict, error);
+				target.failed(nanos, verdict, error);
 			}
 		}
 		finally {
 			if (verdict == null) {
 				// Not the provider's answer (or the classification itself failed): the
 				// provider is not to be judged by it, so the permit goes back unrecorded.
-				target.breaker().release();
+				target.release();
 			}
 		}
 		if (verdict == null) {
@@ -247,12 +223,12 @@ final class ChainRun {
 			return Next.STOP;
 		}
 		if (isTimeout(verdict)) {
-			timeoutOf(target).recordTimeout(nanos);
+			target.timeout(this.streaming).recordTimeout(nanos);
 		}
-		this.engine.sideEffects(target, verdict);
+		target.hold(verdict);
 		step(new ChainStep(target.name(), this.targetAttempts, verdict, null, Duration.ofNanos(nanos), null));
 		verdicts()[this.index] = verdict;
-		CallObserver observer = this.engine.observer();
+		CallObserver observer = this.context.observer();
 		observer.onAttempt(this.chain, target.target(), verdict, nanos);
 		Outcome outcome = verdict.outcome();
 		if (outcome == Outcome.SUCCESS) {
@@ -262,7 +238,7 @@ final class ChainRun {
 			return Next.STOP;
 		}
 		if (outcome.isCallersFault()) {
-			observer.onRejected(this.chain, target.target(), verdict, this.engine.nanoTime() - this.startNanos);
+			observer.onRejected(this.chain, target.target(), verdict, this.context.now() - this.startNanos);
 			this.stopError = new LlmRejectedException(this.chain, target.name(), verdict, error);
 			return Next.STOP;
 		}
@@ -296,28 +272,28 @@ final class ChainRun {
 			cause = classify(target, error);
 			if (cause == null || cause.outcome() == Outcome.SUCCESS) {
 				// The provider streamed; the subscriber's own code failed.
-				target.breaker().onStreamSuccess(firstTokenNanos);
+				target.streamed(firstTokenNanos);
 				recorded = Verdict.success();
 			}
 			else {
 				recorded = cause.outcome().isCallersFault() ? cause : Verdict.of(Outcome.STREAM_INTERRUPTED,
 						cause.waitHint().orElse(null), cause.errorType().orElse(null));
-				target.breaker().onFailure(nanos, recorded, error);
+				target.failed(nanos, recorded, error);
 			}
 		}
 		finally {
 			if (recorded == null) {
-				target.breaker().release();
+				target.release();
 			}
 		}
 		if (cause == null || cause.outcome() == Outcome.SUCCESS) {
 			return error;
 		}
-		this.engine.sideEffects(target, cause);
-		CallObserver observer = this.engine.observer();
+		target.hold(cause);
+		CallObserver observer = this.context.observer();
 		observer.onAttempt(this.chain, target.target(), recorded, nanos);
 		if (cause.outcome().isCallersFault()) {
-			observer.onRejected(this.chain, target.target(), cause, this.engine.nanoTime() - this.startNanos);
+			observer.onRejected(this.chain, target.target(), cause, this.context.now() - this.startNanos);
 			return new LlmRejectedException(this.chain, target.name(), cause, error);
 		}
 		step(new ChainStep(target.name(), this.targetAttempts, recorded, null, Duration.ofNanos(nanos), null));
@@ -329,14 +305,14 @@ final class ChainRun {
 	}
 
 	private RetryResult retry(TargetRuntime target, Verdict verdict) {
-		if (this.targetAttempts >= this.engine.retrySettings().maxAttempts()) {
+		if (this.targetAttempts >= this.context.retry().maxAttempts()) {
 			return RetryResult.MAX_ATTEMPTS;
 		}
-		long delay = this.engine.backoffNanos(this.targetAttempts - 1, verdict);
+		long delay = backoffNanos(this.targetAttempts - 1, verdict);
 		// A retry must fit before the deadline; after a timeout, a whole new attempt must,
 		// or the retry would only time out again at the deadline.
-		long needed = delay + (isTimeout(verdict) ? timeoutOf(target).current().toNanos() : 0);
-		if (this.engine.nanoTime() + needed >= this.deadlineNanos) {
+		long needed = delay + (isTimeout(verdict) ? target.timeout(this.streaming).current().toNanos() : 0);
+		if (this.context.now() + needed >= this.deadlineNanos) {
 			return RetryResult.DEADLINE;
 		}
 		if (!target.budget().tryRetry()) {
@@ -346,18 +322,27 @@ final class ChainRun {
 		return RetryResult.ATTEMPTED;
 	}
 
+	/** The backoff before retry {@code n}: the vendor's hint when it gave one, else full jitter. */
+	private long backoffNanos(int retry, Verdict verdict) {
+		Duration hint = verdict.waitHint().orElse(null);
+		if (hint != null) {
+			return Math.min(hint.toNanos(), this.context.retry().backoffMax().toNanos());
+		}
+		return this.context.backoff().delay(retry).toNanos();
+	}
+
 	/**
 	 * What the error says about the provider.
 	 * @return the verdict, or {@code null} when the error is not the provider's answer
 	 * (the caller's own exception, under {@link UnknownExceptions#CALLER})
 	 */
 	private Verdict classify(TargetRuntime target, Throwable error) {
-		ProviderResponse response = this.engine.extractors().extract(error);
+		ProviderResponse response = this.context.extractors().extract(error);
 		if (response == null) {
 			String simpleName = error.getClass().getSimpleName();
 			String type = simpleName.isEmpty() ? "Throwable" : simpleName;
-			this.engine.unclassified().unclassified(target.target().provider(), 0, type);
-			return (this.engine.unknownExceptions() == UnknownExceptions.PROVIDER)
+			this.context.unclassified().unclassified(target.target().provider(), 0, type);
+			return (this.context.unknownExceptions() == UnknownExceptions.PROVIDER)
 					? Verdict.of(Outcome.AVAILABILITY, null, type) : null;
 		}
 		return target.classifier().classify(response);
@@ -373,18 +358,17 @@ final class ChainRun {
 				break;
 			}
 		}
-		Instant now = this.engine.clock().instant();
+		Instant now = this.context.clock().instant();
 		Instant earliest = null;
 		for (int i = 0; i < this.targets.length; i++) {
-			Instant at = this.engine.availableAt(this.targets[i], now,
-					(this.lastVerdicts != null) ? this.lastVerdicts[i] : null);
+			Instant at = this.targets[i].availableAt(now, (this.lastVerdicts != null) ? this.lastVerdicts[i] : null);
 			if (earliest == null || at.isBefore(earliest)) {
 				earliest = at;
 			}
 		}
 		LlmUnavailableException exception = new LlmUnavailableException(this.chain, all, allThrottled,
 				(earliest != null) ? earliest : now, reason, this.lastError);
-		this.engine.observer().onUnavailable(this.chain, exception, this.engine.nanoTime() - this.startNanos);
+		this.context.observer().onUnavailable(this.chain, exception, this.context.now() - this.startNanos);
 		return exception;
 	}
 
@@ -404,6 +388,19 @@ final class ChainRun {
 			this.lastVerdicts = new Verdict[this.targets.length];
 		}
 		return this.lastVerdicts;
+	}
+
+	/**
+	 * A call function threw instead of returning its publisher. A fatal JVM error (out of
+	 * memory, stack overflow) is not caught: give the permit back and let it go. Anything
+	 * else is the attempt's error, settled like any other.
+	 */
+	static Throwable thrown(TargetRuntime target, Throwable error) {
+		if (error instanceof VirtualMachineError fatal) {
+			target.release();
+			throw fatal;
+		}
+		return error;
 	}
 
 	/** An error for a blocking caller: unchecked ones as they are, checked ones wrapped. */

@@ -5,12 +5,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.DoubleSupplier;
@@ -20,18 +20,18 @@ import io.github.llmresilience.breaker.Breaker;
 import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.breaker.Breakers;
 import io.github.llmresilience.classify.ClassifierSettings;
-import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderClassifiers;
-import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.UnclassifiedListener;
 import io.github.llmresilience.classify.UnclassifiedListeners;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.event.StateChangeListener;
 import io.github.llmresilience.event.StateChanges;
+import io.github.llmresilience.execute.Attempt.State;
 import io.github.llmresilience.retry.Backoff;
-import io.github.llmresilience.retry.RetryBudget;
 import io.github.llmresilience.retry.RetrySettings;
+import io.github.llmresilience.state.Operator;
+import io.github.llmresilience.state.ResilienceState;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.target.TargetRegistry;
 import io.github.llmresilience.throttle.AccountSettings;
@@ -39,7 +39,7 @@ import io.github.llmresilience.throttle.Accounts;
 import io.github.llmresilience.throttle.ThrottleGate;
 import io.github.llmresilience.throttle.ThrottleSettings;
 import io.github.llmresilience.timeout.CoalescingTimer;
-import io.github.llmresilience.timeout.MeasuredTimeout;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -63,90 +63,26 @@ import reactor.core.scheduler.Scheduler;
  */
 public final class LlmResilience {
 
-	private final Clock clock;
-
-	private final LongSupplier nanoTime;
+	private final CallContext context;
 
 	private final Scheduler scheduler;
 
-	private final TargetRegistry registry;
-
-	private final Breakers breakers;
-
-	private final ThrottleGate gate;
-
-	private final Accounts accounts;
-
-	private final RetrySettings retrySettings;
-
-	private final Backoff backoff;
-
-	private final ErrorExtractors extractors;
-
-	private final CallObserver observer;
-
-	private final UnclassifiedListener unclassified;
-
-	private final UnknownExceptions unknownExceptions;
-
-	private final TimeoutSettings timeouts;
-
-	private final ThrottleSettings throttle;
-
-	private final Map<String, TargetRuntime> runtimes;
-
-	private volatile Map<String, TargetRuntime[]> chains;
-
-	private final Map<String, TargetRuntime[]> singles;
+	private final TargetRuntimes targets;
 
 	private LlmResilience(Builder builder, TargetRegistry registry, StateChanges events) {
-		this.clock = builder.clock;
-		this.nanoTime = nanoTimeOf(builder.clock);
+		UnclassifiedListener unclassified = UnclassifiedListeners.guarded(builder.unclassified);
+		this.context = new CallContext(builder.clock, nanoTimeOf(builder.clock), builder.retry,
+				new Backoff(builder.retry.backoffBase(), builder.retry.backoffMax(), builder.random), builder.extractors,
+				builder.unknownExceptions, unclassified, GuardedCallObserver.of(builder.observer),
+				builder.timeouts.call());
 		this.scheduler = builder.scheduler;
-		this.registry = registry;
-		this.breakers = new Breakers(builder.clock, events);
-		this.gate = new ThrottleGate(builder.clock, builder.throttle, events);
-		this.accounts = new Accounts(builder.clock, builder.accounts, events);
-		this.retrySettings = builder.retry;
-		this.backoff = new Backoff(builder.retry.backoffBase(), builder.retry.backoffMax(), builder.random);
-		this.extractors = builder.extractors;
-		this.observer = GuardedCallObserver.of(builder.observer);
-		this.unclassified = UnclassifiedListeners.guarded(builder.unclassified);
-		this.unknownExceptions = builder.unknownExceptions;
-		this.timeouts = builder.timeouts;
-		this.throttle = builder.throttle;
 		ProviderClassifiers classifiers = (builder.classifiers != null) ? builder.classifiers
 				: ProviderClassifiers.builtIn(new ClassifierSettings(builder.clock,
-						ClassifierSettings.DEFAULT_QUOTA_THRESHOLD, this.unclassified));
-		Map<String, TargetRuntime> byName = new LinkedHashMap<>();
-		for (Target target : registry.targets().values()) {
-			TargetOptions options = builder.targetOptions.getOrDefault(target.name(), TargetOptions.DEFAULTS);
-			ProviderErrorClassifier classifier;
-			try {
-				classifier = new GuardedClassifier(classifiers.forVendor(target.provider()), this.unclassified);
-			}
-			catch (IllegalArgumentException ex) {
-				throw new IllegalArgumentException("Target '" + target.name() + "': " + ex.getMessage(), ex);
-			}
-			BreakerSettings breakerSettings = (options.breaker() != null) ? options.breaker() : builder.breaker;
-			String domain = failureDomain(target, builder.failureDomain);
-			Breaker breaker = this.breakers.forDomain(domain, breakerSettings,
-					(error) -> classifyError(classifier, error));
-			TimeoutSettings timeouts = builder.timeouts;
-			byName.put(target.name(), new TargetRuntime(target, classifier, breaker,
-					this.gate.scope(target.quotaScope()), this.accounts.account(target.account()),
-					RetryBudget.of(builder.clock, builder.retry),
-					new MeasuredTimeout(orDefault(options.attemptTimeout(), timeouts.attempt()), timeouts.adaptive()),
-					new MeasuredTimeout(orDefault(options.firstTokenTimeout(), timeouts.firstToken()),
-							timeouts.adaptive()),
-					orDefault(options.stallTimeout(), timeouts.stall())));
-		}
-		this.runtimes = Collections.unmodifiableMap(byName);
-		Map<String, TargetRuntime[]> singles = new LinkedHashMap<>();
-		byName.forEach((name, runtime) -> singles.put(name, new TargetRuntime[] { runtime }));
-		this.singles = Collections.unmodifiableMap(singles);
-		this.chains = resolveChains();
-		registry.onChainEdited((name) -> this.chains = resolveChains());
+						ClassifierSettings.DEFAULT_QUOTA_THRESHOLD, unclassified));
+		this.targets = new TargetRuntimes(builder, registry, this.context, classifiers,
+				new Breakers(builder.clock, events, builder.circuitBreakers),
+				new ThrottleGate(builder.clock, builder.throttle, events),
+				new Accounts(builder.clock, builder.accounts, events));
 	}
 
 	public static Builder builder() {
@@ -175,7 +111,7 @@ public final class LlmResilience {
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
 		return Mono.defer(() -> {
-			ChainRun run = new ChainRun(this, chain, resolve(chain), options);
+			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options);
 			return next(run, call);
 		});
 	}
@@ -189,13 +125,16 @@ public final class LlmResilience {
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
 		return Mono.defer(() -> {
-			ChainRun run = new ChainRun(this, target, single(target), options);
+			ChainRun run = new ChainRun(this.context, target, this.targets.single(target), options);
 			return next(run, call);
 		});
 	}
 
 	private <T> Mono<T> next(ChainRun run, TargetCall<T> call) {
-		TargetRuntime target = run.nextTarget();
+		return next(run, run.nextTarget(), call);
+	}
+
+	private <T> Mono<T> next(ChainRun run, TargetRuntime target, TargetCall<T> call) {
 		return (target != null) ? attempt(run, target, call) : Mono.error(run.unavailable(null));
 	}
 
@@ -204,7 +143,6 @@ public final class LlmResilience {
 		if (attempt == null) {
 			return Mono.error(run.unavailable("deadline exceeded"));
 		}
-		long start = run.attemptStart();
 		Mono<T> source;
 		try {
 			source = Objects.requireNonNull(call.call(attempt), "TargetCall returned null");
@@ -212,44 +150,36 @@ public final class LlmResilience {
 		catch (Throwable ex) {
 			// Checked exceptions thrown sneakily, AssertionErrors: whatever the call function
 			// throws goes the way of an error signal, so that its permit is settled.
-			source = Mono.error(fatalAfterRelease(target, ex));
+			source = Mono.error(ChainRun.thrown(target, ex));
 		}
 		return source.timeout(attempt.timeout(), this.scheduler)
 			.doOnCancel(() -> {
-				if (attempt.settle(0, 2)) {
+				if (attempt.settle(State.CANCELLED)) {
 					run.abandoned(target);
 				}
 			})
 			.map((value) -> {
-				if (attempt.settle(0, 1)) {
-					run.succeeded(target, start, this.nanoTime.getAsLong());
+				if (attempt.settle(State.ANSWERED)) {
+					run.succeeded(target, attempt.startNanos(), run.now());
 				}
 				return value;
 			})
 			.switchIfEmpty(Mono.fromRunnable(() -> {
-				if (attempt.settle(0, 1)) {
-					run.succeeded(target, start, this.nanoTime.getAsLong());
+				if (attempt.settle(State.ANSWERED)) {
+					run.succeeded(target, attempt.startNanos(), run.now());
 				}
 			}))
 			.onErrorResume((error) -> {
-				if (!attempt.settle(0, 1)) {
+				if (!attempt.settle(State.ANSWERED)) {
 					return Mono.error(error);
 				}
-				return switch (run.failed(target, error, this.nanoTime.getAsLong() - start)) {
-					case RETRY -> retryAfterBackoff(run, target, call);
+				return switch (run.failed(target, error, run.now() - attempt.startNanos())) {
+					case RETRY -> Mono.delay(Duration.ofNanos(run.delayNanos()), this.scheduler)
+						.then(Mono.defer(() -> next(run, run.afterBackoff(target), call)));
 					case NEXT_TARGET -> next(run, call);
 					case STOP -> Mono.<T>error(run.stopError());
 				};
 			});
-	}
-
-	private <T> Mono<T> retryAfterBackoff(ChainRun run, TargetRuntime target, TargetCall<T> call) {
-		long delay = run.delayNanos();
-		return Mono.delay(Duration.ofNanos(delay), this.scheduler).then(Mono.defer(() -> {
-			this.observer.onBackoff(run.chain(), target.target(), delay);
-			TargetRuntime next = run.retryTarget(target);
-			return (next != null) ? attempt(run, next, call) : Mono.<T>error(run.unavailable(null));
-		}));
 	}
 
 	// Streaming -------------------------------------------------------------------------
@@ -271,11 +201,14 @@ public final class LlmResilience {
 		Objects.requireNonNull(chain, "chain");
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
-		return Flux.defer(() -> nextStream(new ChainRun(this, chain, resolve(chain), options, true), call));
+		return Flux.defer(() -> nextStream(new ChainRun(this.context, chain, this.targets.chain(chain), options, true), call));
 	}
 
 	private <T> Flux<T> nextStream(ChainRun run, StreamingTargetCall<T> call) {
-		TargetRuntime target = run.nextTarget();
+		return nextStream(run, run.nextTarget(), call);
+	}
+
+	private <T> Flux<T> nextStream(ChainRun run, TargetRuntime target, StreamingTargetCall<T> call) {
 		return (target != null) ? streamAttempt(run, target, call) : Flux.error(run.unavailable(null));
 	}
 
@@ -284,57 +217,49 @@ public final class LlmResilience {
 		if (attempt == null) {
 			return Flux.error(run.unavailable("deadline exceeded"));
 		}
-		long start = run.attemptStart();
+		long start = attempt.startNanos();
 		StreamProgress progress = new StreamProgress();
 		Flux<T> source;
 		try {
 			source = Objects.requireNonNull(call.call(attempt), "StreamingTargetCall returned null");
 		}
 		catch (Throwable ex) {
-			source = Flux.error(fatalAfterRelease(target, ex));
+			source = Flux.error(ChainRun.thrown(target, ex));
 		}
 		Duration stall = target.stall();
 		return source
 			.timeout(Mono.delay(attempt.timeout(), this.scheduler), (item) -> Mono.delay(stall, this.scheduler))
 			.doOnNext((item) -> {
 				if (progress.received++ == 0) {
-					progress.firstNanos = this.nanoTime.getAsLong() - start;
+					progress.firstNanos = run.now() - start;
 				}
 			})
 			.doOnCancel(() -> {
-				if (attempt.settle(0, 2)) {
+				if (attempt.settle(State.CANCELLED)) {
 					run.abandoned(target);
 				}
 			})
 			.doOnComplete(() -> {
-				if (attempt.settle(0, 1)) {
-					long end = this.nanoTime.getAsLong();
+				if (attempt.settle(State.ANSWERED)) {
+					long end = run.now();
 					run.succeeded(target, start, (progress.received > 0) ? start + progress.firstNanos : end);
 				}
 			})
 			.onErrorResume((error) -> {
-				if (!attempt.settle(0, 1)) {
+				if (!attempt.settle(State.ANSWERED)) {
 					return Flux.error(error);
 				}
-				long nanos = this.nanoTime.getAsLong() - start;
+				long nanos = run.now() - start;
 				if (progress.received > 0) {
 					return Flux.error(run.interrupted(target, error, progress.received, progress.firstNanos, nanos));
 				}
 				return switch (run.failed(target, error, nanos)) {
-					case RETRY -> retryStreamAfterBackoff(run, target, call);
+					case RETRY -> Mono.delay(Duration.ofNanos(run.delayNanos()), this.scheduler)
+						.thenMany(Flux.defer(() -> nextStream(run, run.afterBackoff(target), call)));
 					case NEXT_TARGET -> nextStream(run, call);
 					case STOP -> Flux.error(run.stopError());
 				};
 			});
-	}
-
-	private <T> Flux<T> retryStreamAfterBackoff(ChainRun run, TargetRuntime target, StreamingTargetCall<T> call) {
-		long delay = run.delayNanos();
-		return Mono.delay(Duration.ofNanos(delay), this.scheduler).thenMany(Flux.defer(() -> {
-			this.observer.onBackoff(run.chain(), target.target(), delay);
-			TargetRuntime next = run.retryTarget(target);
-			return (next != null) ? streamAttempt(run, next, call) : Flux.<T>error(run.unavailable(null));
-		}));
 	}
 
 	/** How far one streaming attempt got; touched only by its serialized signals. */
@@ -369,7 +294,7 @@ public final class LlmResilience {
 		Objects.requireNonNull(chain, "chain");
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
-		return run(new ChainRun(this, chain, resolve(chain), options), call);
+		return run(new ChainRun(this.context, chain, this.targets.chain(chain), options), call);
 	}
 
 	/**
@@ -380,7 +305,7 @@ public final class LlmResilience {
 		Objects.requireNonNull(target, "target");
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
-		return run(new ChainRun(this, target, single(target), options), call);
+		return run(new ChainRun(this.context, target, this.targets.single(target), options), call);
 	}
 
 	private <T> T run(ChainRun run, BlockingTargetCall<T> call) {
@@ -393,12 +318,11 @@ public final class LlmResilience {
 			if (attempt == null) {
 				throw run.unavailable("deadline exceeded");
 			}
-			long start = run.attemptStart();
-			Thread caller = Thread.currentThread();
+				Thread caller = Thread.currentThread();
 			Disposable alarm = this.scheduler.schedule(() -> {
-				if (attempt.settle(0, 2)) {
+				if (attempt.settle(State.CANCELLED)) {
 					caller.interrupt();
-					attempt.settled(3);
+					attempt.state(State.INTERRUPTED);
 				}
 			}, attempt.timeout().toNanos(), TimeUnit.NANOSECONDS);
 			T value = null;
@@ -407,16 +331,17 @@ public final class LlmResilience {
 				value = call.call(attempt);
 			}
 			catch (Throwable ex) {
-				error = fatalAfterRelease(target, ex);
+				error = ChainRun.thrown(target, ex);
 			}
-			boolean timedOut = !attempt.settle(0, 1);
+			boolean timedOut = !attempt.settle(State.ANSWERED);
 			alarm.dispose();
-			long end = this.nanoTime.getAsLong();
+			long end = run.now();
+			long start = attempt.startNanos();
 			long nanos = end - start;
 			if (timedOut) {
 				// The alarm has claimed the attempt: wait the instant until its interrupt is
 				// delivered, then take the interrupt back so it does not leak to the caller.
-				while (attempt.settled() != 3) {
+				while (attempt.state() != State.INTERRUPTED) {
 					Thread.onSpinWait();
 				}
 				Thread.interrupted();
@@ -436,8 +361,7 @@ public final class LlmResilience {
 			switch (run.failed(target, error, nanos)) {
 				case RETRY -> {
 					sleep(run.delayNanos());
-					this.observer.onBackoff(run.chain(), target.target(), run.delayNanos());
-					target = run.retryTarget(target);
+					target = run.afterBackoff(target);
 				}
 				case NEXT_TARGET -> target = run.nextTarget();
 				default -> throw ChainRun.unchecked(run.stopError());
@@ -451,110 +375,27 @@ public final class LlmResilience {
 		}
 	}
 
-	// Shared by both drivers -------------------------------------------------------------
-
-	/** Record a failure's verdict where it belongs: breaker, gate, account. */
-	void record(TargetRuntime target, Verdict verdict, Throwable error, long nanos) {
-		target.breaker().onFailure(nanos, verdict, error);
-		sideEffects(target, verdict);
-	}
-
-	/** Gate the scope, park or lock the account, as the verdict says. */
-	void sideEffects(TargetRuntime target, Verdict verdict) {
-		String type = verdict.errorType().orElse(null);
-		switch (verdict.outcome()) {
-			case THROTTLED -> this.gate.close(target.scope(), verdict.waitHint().orElse(null), type);
-			case QUOTA -> this.accounts.park(target.account(), verdict.waitHint().orElse(null), type);
-			case CREDENTIAL -> this.accounts.credentialFailure(target.account(), type);
-			default -> {
-			}
-		}
-	}
-
-	/**
-	 * A fatal JVM error (out of memory, stack overflow) is not caught: give the permit
-	 * back and let it go. Anything else is the attempt's error, settled like any other.
-	 */
-	private static Throwable fatalAfterRelease(TargetRuntime target, Throwable error) {
-		if (error instanceof VirtualMachineError fatal) {
-			target.breaker().release();
-			throw fatal;
-		}
-		return error;
-	}
-
-	/** The backoff before retry {@code n}: the vendor's hint when it gave one, else full jitter. */
-	long backoffNanos(int retry, Verdict verdict) {
-		Duration hint = verdict.waitHint().orElse(null);
-		if (hint != null) {
-			return Math.min(hint.toNanos(), this.retrySettings.backoffMax().toNanos());
-		}
-		return this.backoff.delay(retry).toNanos();
-	}
-
-	/**
-	 * When a target may serve again: after its account's park or lock, its scope's gate
-	 * and its breaker's open time; a target that just failed, or whose breaker has no
-	 * trial free, gets at least a backoff (the vendor's hint, cut to
-	 * {@code throttle.max-wait}, when longer). All from one reading of the clock, so the
-	 * answer is never already in the past.
-	 */
-	Instant availableAt(TargetRuntime target, Instant now, Verdict lastVerdict) {
-		Instant at = now;
-		at = later(at, target.account().availableAt());
-		at = later(at, target.scope().closedUntil());
-		Breaker breaker = target.breaker();
-		Instant breakerAt = breaker.availableAt(now);
-		at = later(at, (breakerAt != null) ? breakerAt : heldUntil(target, now));
-		if (at.equals(now) && (lastVerdict != null || !breaker.isUsable())) {
-			Duration pause = (lastVerdict != null) ? lastVerdict.waitHint().orElse(Duration.ZERO) : Duration.ZERO;
-			if (pause.compareTo(this.throttle.maxWait()) > 0) {
-				pause = this.throttle.maxWait();
-			}
-			Duration floor = this.retrySettings.backoffBase().isZero() ? Duration.ofSeconds(1)
-					: this.retrySettings.backoffBase();
-			at = now.plus((pause.compareTo(floor) > 0) ? pause : floor);
-		}
-		return at;
-	}
-
-	/**
-	 * When to look again at a breaker an operator holds open: no time can be promised, so
-	 * its failure domain's longest open duration, a bounded instant a job queue can use.
-	 */
-	Instant heldUntil(TargetRuntime target, Instant now) {
-		return now.plus(target.breaker().settings().openDurationMax());
-	}
-
-	private static Instant later(Instant a, Instant b) {
-		return b.isAfter(a) ? b : a;
-	}
+	// State and operations ---------------------------------------------------------------
 
 	/**
 	 * The earliest moment a target of the chain may serve, or now when one can.
+	 * @throws IllegalArgumentException when no chain has that name
 	 */
 	public Instant availableAt(String chain) {
-		Instant now = this.clock.instant();
-		Instant earliest = null;
-		for (TargetRuntime target : resolve(chain)) {
-			Instant at = availableAt(target, now, null);
-			if (earliest == null || at.isBefore(earliest)) {
-				earliest = at;
-			}
-		}
-		return (earliest != null) ? earliest : now;
+		return this.targets.availableAt(chain);
 	}
 
-	/** Whether a target could be called now: account, scope and breaker all allow it. */
+	/**
+	 * Whether a target could be called now: account, scope and breaker all allow it.
+	 * @throws IllegalArgumentException when no target has that name
+	 */
 	public boolean isUsable(String target) {
-		TargetRuntime runtime = runtime(target);
-		return this.accounts.isUsable(runtime.account()) && this.gate.isOpen(runtime.scope())
-				&& runtime.breaker().isUsable();
+		return this.targets.get(target).isUsable();
 	}
 
 	/**
 	 * Classify an answer the way the engine would for the given target, with the target's
-	 * vendor classifier: for an adapter that sees a 2xx its client would not treat as an
+	 * provider classifier: for an adapter that sees a 2xx its client would not treat as an
 	 * error (a refusal, an error envelope) and wants to know before handing it on. Never
 	 * throws for a known target; a classifier that fails yields the status-only verdict.
 	 * @param target the target's name
@@ -563,142 +404,25 @@ public final class LlmResilience {
 	 */
 	public Verdict classify(String target, ProviderResponse response) {
 		Objects.requireNonNull(response, "response");
-		return runtime(target).classifier().classify(response);
-	}
-
-	// Accessors for operations, health and metrics ---------------------------------------
-
-	public TargetRegistry registry() {
-		return this.registry;
-	}
-
-	public Breakers breakers() {
-		return this.breakers;
-	}
-
-	/** The breaker of a target's failure domain. */
-	public Breaker breaker(String target) {
-		return runtime(target).breaker();
-	}
-
-	public ThrottleGate gate() {
-		return this.gate;
-	}
-
-	public Accounts accounts() {
-		return this.accounts;
-	}
-
-	/** A target's attempt timeout: configured, or measured from its successful calls. */
-	public MeasuredTimeout.Snapshot attemptTimeout(String target) {
-		return runtime(target).attemptTimeout().snapshot();
-	}
-
-	/** A target's time-to-first-token limit: configured, or measured from its streams. */
-	public MeasuredTimeout.Snapshot firstTokenTimeout(String target) {
-		return runtime(target).firstTokenTimeout().snapshot();
-	}
-
-	/** The retry budget of a target. */
-	public RetryBudget retryBudget(String target) {
-		return runtime(target).budget();
-	}
-
-	public Clock clock() {
-		return this.clock;
-	}
-
-	RetrySettings retrySettings() {
-		return this.retrySettings;
-	}
-
-	TimeoutSettings timeouts() {
-		return this.timeouts;
-	}
-
-	UnknownExceptions unknownExceptions() {
-		return this.unknownExceptions;
-	}
-
-	ErrorExtractors extractors() {
-		return this.extractors;
-	}
-
-	CallObserver observer() {
-		return this.observer;
-	}
-
-	UnclassifiedListener unclassified() {
-		return this.unclassified;
-	}
-
-	long nanoTime() {
-		return this.nanoTime.getAsLong();
-	}
-
-	private TargetRuntime runtime(String target) {
-		TargetRuntime runtime = this.runtimes.get(target);
-		if (runtime == null) {
-			throw new IllegalArgumentException("No target named '" + target + "'; known targets: "
-					+ this.runtimes.keySet());
-		}
-		return runtime;
-	}
-
-	private TargetRuntime[] resolve(String chain) {
-		TargetRuntime[] targets = this.chains.get(chain);
-		if (targets == null) {
-			throw new IllegalArgumentException("No chain named '" + chain + "'; known chains: " + this.chains.keySet());
-		}
-		return targets;
-	}
-
-	private TargetRuntime[] single(String target) {
-		TargetRuntime[] targets = this.singles.get(target);
-		if (targets == null) {
-			throw new IllegalArgumentException("No target named '" + target + "'; known targets: "
-					+ this.singles.keySet());
-		}
-		return targets;
-	}
-
-	private Map<String, TargetRuntime[]> resolveChains() {
-		Map<String, TargetRuntime[]> resolved = new LinkedHashMap<>();
-		this.registry.chains().forEach((name, members) -> resolved.put(name,
-				members.stream().map(this.runtimes::get).toArray(TargetRuntime[]::new)));
-		return Collections.unmodifiableMap(resolved);
+		return this.targets.get(target).classifier().classify(response);
 	}
 
 	/**
-	 * For an exception that reaches a breaker unclassified (a caller recording on the
-	 * Resilience4j breaker itself): as the engine would read it.
+	 * Every target, chain, failure domain, quota scope and account as they are now: a
+	 * read-only copy from one reading of the clock.
 	 */
-	private Verdict classifyError(ProviderErrorClassifier classifier, Throwable error) {
-		ProviderResponse response = this.extractors.extract(error);
-		if (response != null) {
-			return classifier.classify(response);
-		}
-		return (this.unknownExceptions == UnknownExceptions.PROVIDER) ? Verdict.of(Outcome.AVAILABILITY)
-				: Verdict.of(Outcome.REQUEST);
+	public ResilienceState state() {
+		return this.targets.state();
 	}
 
-	static String failureDomain(Target target, List<String> dimensions) {
-		StringBuilder key = new StringBuilder();
-		for (String dimension : dimensions) {
-			if (key.length() > 0) {
-				key.append('/');
-			}
-			key.append(switch (dimension) {
-				case "provider" -> target.provider();
-				case "model" -> target.model();
-				case "region" -> target.region();
-				case "account" -> target.account();
-				case "target" -> target.name();
-				default -> throw new IllegalArgumentException("Unknown failure-domain dimension '" + dimension
-						+ "'; allowed: provider, model, region, account, target");
-			});
-		}
-		return key.toString();
+	/** The commands an operator may give: breakers, accounts, quota scopes, chains. */
+	public Operator operator() {
+		return this.targets;
+	}
+
+	/** The breaker of a target's failure domain, for this package's tests. */
+	Breaker breaker(String target) {
+		return this.targets.get(target).breaker();
 	}
 
 	/**
@@ -713,10 +437,6 @@ public final class LlmResilience {
 			Instant now = clock.instant();
 			return now.getEpochSecond() * 1_000_000_000L + now.getNano();
 		};
-	}
-
-	private static Duration orDefault(Duration value, Duration fallback) {
-		return (value != null) ? value : fallback;
 	}
 
 	/**
@@ -741,43 +461,45 @@ public final class LlmResilience {
 	/** Builds an {@link LlmResilience} without Spring. */
 	public static final class Builder {
 
-		private Clock clock = Clock.systemUTC();
+		Clock clock = Clock.systemUTC();
 
-		private Scheduler scheduler = CoalescingTimer.shared();
+		Scheduler scheduler = CoalescingTimer.shared();
 
-		private final List<Target> targets = new ArrayList<>();
+		final List<Target> targets = new ArrayList<>();
 
-		private final Map<String, TargetOptions> targetOptions = new LinkedHashMap<>();
+		final Map<String, TargetOptions> targetOptions = new LinkedHashMap<>();
 
-		private final Map<String, List<String>> chains = new LinkedHashMap<>();
+		final Map<String, List<String>> chains = new LinkedHashMap<>();
 
-		private BreakerSettings breaker = BreakerSettings.defaults();
+		BreakerSettings breaker = BreakerSettings.defaults();
 
-		private List<String> failureDomain = List.of("provider", "model", "region");
+		List<String> failureDomain = List.of("provider", "model", "region");
 
-		private RetrySettings retry = RetrySettings.defaults();
+		RetrySettings retry = RetrySettings.defaults();
 
-		private ThrottleSettings throttle = ThrottleSettings.defaults();
+		ThrottleSettings throttle = ThrottleSettings.defaults();
 
-		private AccountSettings accounts = AccountSettings.defaults();
+		AccountSettings accounts = AccountSettings.defaults();
 
-		private TimeoutSettings timeouts = TimeoutSettings.defaults();
+		TimeoutSettings timeouts = TimeoutSettings.defaults();
 
-		private ProviderClassifiers classifiers;
+		ProviderClassifiers classifiers;
 
-		private ErrorExtractors extractors = ErrorExtractors.standard();
+		ErrorExtractors extractors = ErrorExtractors.standard();
 
-		private CallObserver observer = CallObserver.NONE;
+		CallObserver observer = CallObserver.NONE;
 
-		private UnclassifiedListener unclassified = UnclassifiedListener.NONE;
+		UnclassifiedListener unclassified = UnclassifiedListener.NONE;
 
-		private UnknownExceptions unknownExceptions = UnknownExceptions.CALLER;
+		UnknownExceptions unknownExceptions = UnknownExceptions.CALLER;
 
-		private final List<StateChangeListener> listeners = new ArrayList<>();
+		final List<StateChangeListener> listeners = new ArrayList<>();
 
-		private DoubleSupplier random = () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble();
+		DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
 
-		private StateChanges events;
+		CircuitBreakerRegistry circuitBreakers = CircuitBreakerRegistry.ofDefaults();
+
+		StateChanges events;
 
 		private Builder() {
 		}
@@ -886,6 +608,16 @@ public final class LlmResilience {
 		/** Where state changes go; by default a new {@link StateChanges} on this builder's clock. */
 		public Builder events(StateChanges events) {
 			this.events = events;
+			return this;
+		}
+
+		/**
+		 * Where the failure domains' Resilience4j breakers are kept, so that
+		 * Resilience4j's own meter binders can find them; by default a registry of their
+		 * own. Change their state through {@link LlmResilience#operator()}.
+		 */
+		public Builder circuitBreakers(CircuitBreakerRegistry circuitBreakers) {
+			this.circuitBreakers = Objects.requireNonNull(circuitBreakers);
 			return this;
 		}
 

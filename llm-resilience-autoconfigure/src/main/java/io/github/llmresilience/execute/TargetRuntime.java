@@ -1,26 +1,281 @@
 package io.github.llmresilience.execute;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 
 import io.github.llmresilience.breaker.Breaker;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
+import io.github.llmresilience.classify.Verdict;
+import io.github.llmresilience.execute.ChainStep.Skip;
 import io.github.llmresilience.retry.RetryBudget;
+import io.github.llmresilience.state.TargetState;
+import io.github.llmresilience.state.TargetState.AccountState;
+import io.github.llmresilience.state.TargetState.RetryBudgetState;
+import io.github.llmresilience.state.TargetState.ScopeState;
+import io.github.llmresilience.state.TargetState.TimeoutState;
 import io.github.llmresilience.target.Target;
+import io.github.llmresilience.throttle.Accounts;
 import io.github.llmresilience.throttle.Accounts.AccountStatus;
 import io.github.llmresilience.throttle.ThrottleGate;
 import io.github.llmresilience.timeout.MeasuredTimeout;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Everything one call needs about a target, resolved once at startup so that the hot path
- * does no lookups: its classifier, its failure domain's breaker, its quota scope, its
- * account, its retry budget and its measured timeouts.
+ * The guard of one target, resolved once at startup so that the hot path does no
+ * lookups: it admits a call (account, quota scope, breaker permit) or says why not and
+ * until when, records what an attempt said about the provider where it belongs (breaker,
+ * gate, account, measured timeouts), and tells when the target may serve again.
  */
-record TargetRuntime(Target target, ProviderErrorClassifier classifier, Breaker breaker, ThrottleGate.Scope scope,
-		AccountStatus account, RetryBudget budget, MeasuredTimeout attemptTimeout, MeasuredTimeout firstTokenTimeout,
-		Duration stall) {
+final class TargetRuntime {
+
+	private final Target target;
+
+	private final ProviderErrorClassifier classifier;
+
+	private final Breaker breaker;
+
+	private final ThrottleGate gate;
+
+	private final ThrottleGate.Scope scope;
+
+	private final Accounts accounts;
+
+	private final AccountStatus account;
+
+	private final RetryBudget budget;
+
+	private final MeasuredTimeout attemptTimeout;
+
+	private final MeasuredTimeout firstTokenTimeout;
+
+	private final Duration stall;
+
+	private final Clock clock;
+
+	/** The longest wait a vendor's hint may promise ({@code throttle.max-wait}). */
+	private final Duration maxWait;
+
+	/** The shortest wait promised after a failure: the backoff base, or a second without one. */
+	private final Duration minPause;
+
+	TargetRuntime(Target target, ProviderErrorClassifier classifier, Breaker breaker, ThrottleGate gate,
+			Accounts accounts, RetryBudget budget, MeasuredTimeout attemptTimeout, MeasuredTimeout firstTokenTimeout,
+			Duration stall, Clock clock, Duration backoffBase) {
+		this.target = target;
+		this.classifier = classifier;
+		this.breaker = breaker;
+		this.gate = gate;
+		this.scope = gate.scope(target.quotaScope());
+		this.accounts = accounts;
+		this.account = accounts.account(target.account());
+		this.budget = budget;
+		this.attemptTimeout = attemptTimeout;
+		this.firstTokenTimeout = firstTokenTimeout;
+		this.stall = stall;
+		this.clock = clock;
+		this.maxWait = gate.settings().maxWait();
+		this.minPause = backoffBase.isZero() ? Duration.ofSeconds(1) : backoffBase;
+	}
+
+	Target target() {
+		return this.target;
+	}
 
 	String name() {
 		return this.target.name();
+	}
+
+	ProviderErrorClassifier classifier() {
+		return this.classifier;
+	}
+
+	RetryBudget budget() {
+		return this.budget;
+	}
+
+	Breaker breaker() {
+		return this.breaker;
+	}
+
+	/** The limit of an attempt: a stream's time to first token, or a whole answer's. */
+	MeasuredTimeout timeout(boolean streaming) {
+		return streaming ? this.firstTokenTimeout : this.attemptTimeout;
+	}
+
+	/** The longest gap between a stream's elements. */
+	Duration stall() {
+		return this.stall;
+	}
+
+	// Admit ------------------------------------------------------------------------------
+
+	/**
+	 * Admit a call: its account must be neither parked nor locked, its quota scope
+	 * released, and its breaker must give a permit, which the caller then holds.
+	 * @return {@code null} when admitted, else the skip: why, and until when
+	 */
+	@Nullable ChainStep admit() {
+		if (!this.accounts.isUsable(this.account)) {
+			boolean locked = this.account.lockedUntil().toEpochMilli() > this.clock.millis();
+			return skip(locked ? Skip.ACCOUNT_LOCKED : Skip.ACCOUNT_PARKED, this.account.availableAt());
+		}
+		if (!this.gate.isReleased(this.scope)) {
+			return skip(Skip.SCOPE_GATED, this.scope.gatedUntil());
+		}
+		return acquire();
+	}
+
+	/**
+	 * Take a breaker permit only: for a retry, whose account and scope were just checked
+	 * and whose failure, had it gated or parked them, would not have been retried.
+	 * @return {@code null} when the permit is held, else the skip
+	 */
+	@Nullable ChainStep acquire() {
+		if (this.breaker.tryAcquire()) {
+			return null;
+		}
+		Instant now = this.clock.instant();
+		return this.breaker.isForcedOpen() ? skip(Skip.BREAKER_FORCED_OPEN, heldUntil(now))
+				: skip(Skip.BREAKER_OPEN, this.breaker.availableAt(now));
+	}
+
+	/** Give the permit back unrecorded: the attempt said nothing about the provider. */
+	void release() {
+		this.breaker.release();
+	}
+
+	private ChainStep skip(Skip why, @Nullable Instant until) {
+		return new ChainStep(name(), 0, null, why, Duration.ZERO, until);
+	}
+
+	// Record -----------------------------------------------------------------------------
+
+	/**
+	 * The provider answered: settle the permit as a success, measure the time.
+	 * @param nanos the attempt's time; for a stream, its time to first token
+	 */
+	void succeeded(long nanos, boolean streaming) {
+		if (streaming) {
+			this.breaker.onStreamSuccess(nanos);
+		}
+		else {
+			this.breaker.onSuccess(nanos);
+		}
+		timeout(streaming).record(nanos);
+		this.accounts.success(this.account);
+	}
+
+	/** Settle the permit with a failure's verdict. */
+	void failed(long nanos, Verdict verdict, Throwable error) {
+		this.breaker.onFailure(nanos, verdict, error);
+	}
+
+	/** A stream answered, and the subscriber's own code failed afterwards. */
+	void streamed(long firstTokenNanos) {
+		this.breaker.onStreamSuccess(firstTokenNanos);
+	}
+
+	/** Gate the scope, park or lock the account, as the verdict says. */
+	void hold(Verdict verdict) {
+		String type = verdict.errorType().orElse(null);
+		switch (verdict.outcome()) {
+			case THROTTLED -> this.gate.gate(this.scope, verdict.waitHint().orElse(null), type);
+			case QUOTA -> this.accounts.park(this.account, verdict.waitHint().orElse(null), type);
+			case CREDENTIAL -> this.accounts.credentialFailure(this.account, type);
+			default -> {
+			}
+		}
+	}
+
+	// Tell -------------------------------------------------------------------------------
+
+	/** Whether a call could be admitted now: account, scope and breaker all allow it. */
+	boolean isUsable() {
+		return this.accounts.isUsable(this.account) && this.gate.isReleased(this.scope) && this.breaker.isUsable();
+	}
+
+	/**
+	 * When this target may serve again: after its account's park or lock, its scope's
+	 * gate and its breaker's open time; a target that just failed, or whose breaker has no
+	 * trial free, gets at least a pause (the vendor's hint, cut to {@code throttle.max-wait},
+	 * when longer). All from the caller's one reading of the clock, so the answer is never
+	 * already in the past.
+	 * @param lastVerdict the verdict of this call's last attempt on it, or {@code null}
+	 */
+	Instant availableAt(Instant now, @Nullable Verdict lastVerdict) {
+		Instant at = now;
+		at = later(at, this.account.availableAt());
+		at = later(at, this.scope.gatedUntil());
+		Instant breakerAt = this.breaker.availableAt(now);
+		at = later(at, (breakerAt != null) ? breakerAt : heldUntil(now));
+		if (at.equals(now) && (lastVerdict != null || !this.breaker.isUsable())) {
+			Duration pause = (lastVerdict != null) ? lastVerdict.waitHint().orElse(Duration.ZERO) : Duration.ZERO;
+			if (pause.compareTo(this.maxWait) > 0) {
+				pause = this.maxWait;
+			}
+			at = now.plus((pause.compareTo(this.minPause) > 0) ? pause : this.minPause);
+		}
+		return at;
+	}
+
+	/**
+	 * When to look again at a breaker an operator holds open: no time can be promised, so
+	 * its failure domain's longest open duration, a bounded instant a job queue can use.
+	 */
+	private Instant heldUntil(Instant now) {
+		return now.plus(this.breaker.settings().openDurationMax());
+	}
+
+	private static Instant later(Instant a, Instant b) {
+		return b.isAfter(a) ? b : a;
+	}
+
+	/** What this target looks like at {@code now}. */
+	TargetState state(Instant now) {
+		TargetState.BreakerState breaker = this.breaker.snapshot(now);
+		ScopeState scope = scopeState(this.scope, now);
+		AccountState account = accountState(this.account, now);
+		long[] window = this.budget.window();
+		boolean usable = isUsable();
+		// Unusable with no known end means a breaker held open: it waits for an operator.
+		Instant availableAt = null;
+		if (!usable) {
+			Instant at = now;
+			for (Instant each : new Instant[] { breaker.availableAt(), scope.gatedUntil(), account.parkedUntil(),
+					account.lockedUntil() }) {
+				if (each != null && each.isAfter(at)) {
+					at = each;
+				}
+			}
+			availableAt = at.isAfter(now) ? at : null;
+		}
+		return new TargetState(name(), this.target.provider(), this.target.model(), this.target.region(), usable,
+				availableAt, breaker, scope, account, new RetryBudgetState(window[0], window[1]),
+				timeoutState(this.attemptTimeout), timeoutState(this.firstTokenTimeout));
+	}
+
+	static ScopeState scopeState(ThrottleGate.Scope scope, Instant now) {
+		return new ScopeState(scope.key(), future(scope.gatedUntil(), now));
+	}
+
+	static AccountState accountState(AccountStatus account, Instant now) {
+		Instant parkedUntil = future(account.parkedUntil(), now);
+		Instant lockedUntil = future(account.lockedUntil(), now);
+		return new AccountState(account.name(), parkedUntil, (parkedUntil != null) ? account.parkReason() : null,
+				lockedUntil, (lockedUntil != null) ? account.lockReason() : null,
+				account.consecutiveCredentialErrors());
+	}
+
+	private static TimeoutState timeoutState(MeasuredTimeout timeout) {
+		MeasuredTimeout.Snapshot snapshot = timeout.snapshot();
+		return new TimeoutState(snapshot.current(), snapshot.configured(), snapshot.p99(), snapshot.samples(),
+				snapshot.timeouts(), snapshot.measured(), snapshot.backedOff());
+	}
+
+	/** The instant when it lies ahead, else {@code null}; never {@link Instant#MAX} ("never"). */
+	private static @Nullable Instant future(@Nullable Instant instant, Instant now) {
+		return (instant != null && instant.isAfter(now) && !instant.equals(Instant.MAX)) ? instant : null;
 	}
 
 }

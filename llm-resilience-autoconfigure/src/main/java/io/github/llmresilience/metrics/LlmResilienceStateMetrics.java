@@ -3,7 +3,6 @@ package io.github.llmresilience.metrics;
 import java.util.Objects;
 
 import io.github.llmresilience.execute.LlmResilience;
-import io.github.llmresilience.throttle.Accounts.AccountStatus;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -32,7 +31,12 @@ public class LlmResilienceStateMetrics implements MeterBinder {
 
 	@Override
 	public void bindTo(MeterRegistry registry) {
-		Gauge.builder(GATED_SCOPES, this.resilience, (resilience) -> resilience.gate().gated().size())
+		Gauge.builder(GATED_SCOPES, this.resilience, (resilience) -> resilience.state()
+			.scopes()
+			.values()
+			.stream()
+			.filter((scope) -> scope.gatedUntil() != null)
+			.count())
 			.description("Quota scopes (account/model) gated after a rate limit")
 			.strongReference(true)
 			.register(registry);
@@ -47,15 +51,12 @@ public class LlmResilienceStateMetrics implements MeterBinder {
 	}
 
 	private static double count(LlmResilience resilience, boolean parked) {
-		long now = resilience.clock().millis();
-		int count = 0;
-		for (AccountStatus account : resilience.accounts().all()) {
-			long until = (parked ? account.parkedUntil() : account.lockedUntil()).toEpochMilli();
-			if (until > now) {
-				count++;
-			}
-		}
-		return count;
+		return resilience.state()
+			.accounts()
+			.values()
+			.stream()
+			.filter((account) -> ((parked) ? account.parkedUntil() : account.lockedUntil()) != null)
+			.count();
 	}
 
 }

@@ -11,7 +11,7 @@ import io.github.llmresilience.event.StateChange;
 import io.github.llmresilience.event.StateChanges;
 
 /**
- * Gates of the quota scopes ({@code account/model}): a rate limit closes a scope until the
+ * Gates of the quota scopes ({@code account/model}): a rate limit gates a scope until the
  * vendor's hint (cut to {@code max-wait}; {@code default-wait} without one or with one
  * below {@code min-wait}). There is no probe: when the time passes the scope is usable
  * again, and until then it gets no call.
@@ -45,7 +45,7 @@ public final class ThrottleGate {
 	}
 
 	/**
-	 * Close a scope after a rate limit. Only a real transition is published: a usable
+	 * Gate a scope after a rate limit. Only a real transition is published: a usable
 	 * scope becoming gated, or a gate pushed well past what was announced (see
 	 * {@link #isNewsworthyExtension}). The many answers of calls that were in flight when
 	 * the limit hit only move the gate, silently: one event per incident, not one per
@@ -54,9 +54,9 @@ public final class ThrottleGate {
 	 * @param hint the vendor's wait, or {@code null}; a hint below {@code min-wait} counts
 	 * as none
 	 * @param reason the vendor's error type, for the event
-	 * @return when the scope opens again
+	 * @return when the scope is released again
 	 */
-	public Instant close(Scope scope, Duration hint, String reason) {
+	public Instant gate(Scope scope, Duration hint, String reason) {
 		Duration wait = wait(hint);
 		long now = this.clock.millis();
 		long until = now + wait.toMillis();
@@ -64,12 +64,12 @@ public final class ThrottleGate {
 		long announced;
 		synchronized (scope) {
 			do {
-				previous = scope.closedUntil;
+				previous = scope.gatedUntil;
 				if (previous >= until) {
 					return Instant.ofEpochMilli(previous);
 				}
 			}
-			// isOpen() forgets a passed gate without the lock: retry if it did just now.
+			// isReleased() forgets a passed gate without the lock: retry if it did just now.
 			while (!scope.extend(previous, until));
 			announced = scope.announcedUntil;
 			if (previous > now && !isNewsworthyExtension(announced, until, now)) {
@@ -107,20 +107,25 @@ public final class ThrottleGate {
 		return (hint.compareTo(this.settings.maxWait()) > 0) ? this.settings.maxWait() : hint;
 	}
 
-	/** Open a scope now (an operator's decision). */
-	public void open(String key) {
+	/**
+	 * Release a gated scope now (an operator's decision).
+	 * @return whether it was gated
+	 */
+	public boolean release(String key) {
 		Scope scope = this.scopes.get(key);
-		if (scope != null && scope.closedUntil > this.clock.millis()) {
-			scope.closedUntil = 0;
-			this.events.publish(StateChange.Kind.SCOPE_UNGATED, key, "opened by an operator", null);
+		if (scope != null && scope.gatedUntil > this.clock.millis()) {
+			scope.gatedUntil = 0;
+			this.events.publish(StateChange.Kind.SCOPE_UNGATED, key, "released by an operator", null);
+			return true;
 		}
+		return false;
 	}
 
-	/** Whether the scope may be called now. */
-	public boolean isOpen(Scope scope) {
+	/** Whether the scope is released: it may be called now. */
+	public boolean isReleased(Scope scope) {
 		// Every call asks this, and a clock read costs as much as the rest of the check:
 		// a scope that is not gated holds 0 and needs none.
-		long until = scope.closedUntil;
+		long until = scope.gatedUntil;
 		if (until == 0) {
 			return true;
 		}
@@ -132,12 +137,12 @@ public final class ThrottleGate {
 		return true;
 	}
 
-	/** The scopes gated now, with the instant each opens again. */
+	/** The scopes gated now, with the instant each is released. */
 	public Map<String, Instant> gated() {
 		long now = this.clock.millis();
 		Map<String, Instant> gated = new TreeMap<>();
 		this.scopes.forEach((key, scope) -> {
-			long until = scope.closedUntil;
+			long until = scope.gatedUntil;
 			if (until > now) {
 				gated.put(key, Instant.ofEpochMilli(until));
 			}
@@ -148,12 +153,12 @@ public final class ThrottleGate {
 	/** One quota scope. */
 	public static final class Scope {
 
-		private static final java.lang.invoke.VarHandle CLOSED_UNTIL;
+		private static final java.lang.invoke.VarHandle GATED_UNTIL;
 
 		static {
 			try {
-				CLOSED_UNTIL = java.lang.invoke.MethodHandles.lookup()
-					.findVarHandle(Scope.class, "closedUntil", long.class);
+				GATED_UNTIL = java.lang.invoke.MethodHandles.lookup()
+					.findVarHandle(Scope.class, "gatedUntil", long.class);
 			}
 			catch (ReflectiveOperationException ex) {
 				throw new ExceptionInInitializerError(ex);
@@ -162,7 +167,7 @@ public final class ThrottleGate {
 
 		private final String key;
 
-		private volatile long closedUntil;
+		private volatile long gatedUntil;
 
 		/** The end of the gate last published; guarded by the scope's monitor. */
 		private long announcedUntil;
@@ -175,13 +180,13 @@ public final class ThrottleGate {
 			return this.key;
 		}
 
-		/** When the scope opens again; in the past when it is open. */
-		public Instant closedUntil() {
-			return Instant.ofEpochMilli(this.closedUntil);
+		/** When the scope is released again; in the past when it is released. */
+		public Instant gatedUntil() {
+			return Instant.ofEpochMilli(this.gatedUntil);
 		}
 
 		private boolean extend(long expected, long until) {
-			return CLOSED_UNTIL.compareAndSet(this, expected, until);
+			return GATED_UNTIL.compareAndSet(this, expected, until);
 		}
 
 	}

@@ -60,7 +60,7 @@ public final class LlmResilienceClientHttpRequestInterceptor implements ClientHt
 	public LlmResilienceClientHttpRequestInterceptor(LlmResilience resilience, String target) {
 		this.resilience = resilience;
 		this.target = target;
-		resilience.registry().target(target);
+		resilience.state().target(target);
 	}
 
 	@Override

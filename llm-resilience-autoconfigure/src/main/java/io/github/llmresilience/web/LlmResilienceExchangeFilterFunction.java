@@ -61,7 +61,7 @@ public final class LlmResilienceExchangeFilterFunction implements ExchangeFilter
 	public LlmResilienceExchangeFilterFunction(LlmResilience resilience, String target) {
 		this.resilience = resilience;
 		this.target = target;
-		resilience.registry().target(target);
+		resilience.state().target(target);
 	}
 
 	@Override

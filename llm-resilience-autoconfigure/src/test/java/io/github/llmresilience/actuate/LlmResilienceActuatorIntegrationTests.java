@@ -21,7 +21,7 @@ import io.github.llmresilience.event.StateChange;
 import io.github.llmresilience.execute.LlmRejectedException;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.execute.LlmUnavailableException;
-import io.github.llmresilience.target.TargetRegistry;
+import io.github.llmresilience.state.ChainState;
 import io.github.llmresilience.test.FakeProvider;
 import io.github.llmresilience.test.FakeProvider.Reply;
 import io.github.llmresilience.test.ManualTime;
@@ -148,11 +148,11 @@ class LlmResilienceActuatorIntegrationTests {
 		provider.always("secondary", Reply.ok(OK_SECONDARY));
 		// Every gate, park and lock an earlier test left behind has expired.
 		this.time.advance(Duration.ofHours(6));
-		TargetRegistry registry = this.resilience.registry();
-		if (!registry.chains().equals(registry.configuredChains())) {
-			registry.replaceChain("chat", registry.configuredChains().get("chat"));
+		ChainState chat = this.resilience.state().chain("chat");
+		if (chat.edited()) {
+			this.resilience.operator().replaceChain("chat", chat.configuredTargets());
 		}
-		this.resilience.breakers().all().forEach((breaker) -> breaker.circuitBreaker().reset());
+		this.resilience.state().targets().keySet().forEach(this.resilience.operator()::reset);
 		this.events.clear();
 	}
 
@@ -444,7 +444,7 @@ class LlmResilienceActuatorIntegrationTests {
 			.jsonPath("$.edited").isEqualTo(true);
 
 		assertThat(chat()).contains("from secondary");
-		assertThat(this.resilience.registry().chain("chat")).containsExactly("secondary", "primary");
+		assertThat(this.resilience.state().chain("chat").targets()).containsExactly("secondary", "primary");
 		assertThat(this.events.all()).singleElement().isInstanceOf(ChainEditedEvent.class);
 	}
 
@@ -460,7 +460,7 @@ class LlmResilienceActuatorIntegrationTests {
 			.expectBody()
 			.jsonPath("$.targets")
 			.isEqualTo(List.of("secondary", "primary"));
-		assertThat(this.resilience.registry().chain("chat")).containsExactly("secondary", "primary");
+		assertThat(this.resilience.state().chain("chat").targets()).containsExactly("secondary", "primary");
 
 		// Boot's own media type for actuator requests is one the write operation reads.
 		this.client.post()
@@ -470,7 +470,7 @@ class LlmResilienceActuatorIntegrationTests {
 			.exchange()
 			.expectStatus()
 			.isOk();
-		assertThat(this.resilience.registry().chain("chat")).containsExactly("primary");
+		assertThat(this.resilience.state().chain("chat").targets()).containsExactly("primary");
 
 		// Chunked (no Content-Length), in UTF-16: passed on as UTF-8 with a length.
 		this.client.post()
@@ -481,7 +481,7 @@ class LlmResilienceActuatorIntegrationTests {
 			.exchange()
 			.expectStatus()
 			.isOk();
-		assertThat(this.resilience.registry().chain("chat")).containsExactly("secondary", "primary");
+		assertThat(this.resilience.state().chain("chat").targets()).containsExactly("secondary", "primary");
 	}
 
 	@Test
@@ -511,7 +511,7 @@ class LlmResilienceActuatorIntegrationTests {
 				"\"targets\"[0] is 'secondary,primary': a target name has no comma");
 		badRequest("/chains/chat", Map.of("targets", List.of("secondary", " ")), "\"targets\"[1] is an empty name");
 
-		assertThat(this.resilience.registry().chain("chat")).containsExactly("primary", "secondary");
+		assertThat(this.resilience.state().chain("chat").targets()).containsExactly("primary", "secondary");
 		assertThat(this.recentChanges.list()).hasSize(changesBefore);
 		assertThat(this.recentChanges.list().get(0)).isSameAs(newestBefore);
 		assertThat(this.events.all()).isEmpty();
@@ -556,8 +556,8 @@ class LlmResilienceActuatorIntegrationTests {
 			.expectStatus()
 			.isBadRequest();
 
-		assertThat(this.resilience.registry().chain("chat")).containsExactly("primary", "secondary");
-		assertThat(this.resilience.breaker("primary").state().name()).isEqualTo("CLOSED");
+		assertThat(this.resilience.state().chain("chat").targets()).containsExactly("primary", "secondary");
+		assertThat(this.resilience.state().target("primary").breaker().status().name()).isEqualTo("CLOSED");
 		assertThat(this.recentChanges.list()).hasSize(changesBefore);
 		assertThat(this.recentChanges.list().get(0)).isSameAs(newestBefore);
 		assertThat(this.events.all()).isEmpty();

@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.github.llmresilience.execute.LlmResilience;
-import io.github.llmresilience.target.TargetRegistry;
+import io.github.llmresilience.state.ChainState;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -83,9 +83,9 @@ class LlmResilienceChainBodyManagementPortTests {
 
 		@BeforeEach
 		void configuredChain() {
-			TargetRegistry registry = this.resilience.registry();
-			if (!registry.chains().equals(registry.configuredChains())) {
-				registry.replaceChain("chat", registry.configuredChains().get("chat"));
+			ChainState chat = this.resilience.state().chain("chat");
+			if (chat.edited()) {
+				this.resilience.operator().replaceChain("chat", chat.configuredTargets());
 			}
 		}
 
@@ -97,7 +97,7 @@ class LlmResilienceChainBodyManagementPortTests {
 				.expectBody()
 				.jsonPath("$.targets")
 				.isEqualTo(List.of("secondary", "primary"));
-			assertThat(this.resilience.registry().chain("chat")).containsExactly("secondary", "primary");
+			assertThat(this.resilience.state().chain("chat").targets()).containsExactly("secondary", "primary");
 		}
 
 		@Test
@@ -108,7 +108,7 @@ class LlmResilienceChainBodyManagementPortTests {
 				.jsonPath("$.message")
 				.isEqualTo("\"targets\"[0] is not a target name but a number (7): \"targets\" lists the chain's "
 						+ "target names in order, such as [\"secondary\", \"primary\"]");
-			assertThat(this.resilience.registry().chain("chat")).containsExactly("primary", "secondary");
+			assertThat(this.resilience.state().chain("chat").targets()).containsExactly("primary", "secondary");
 		}
 
 		@Test

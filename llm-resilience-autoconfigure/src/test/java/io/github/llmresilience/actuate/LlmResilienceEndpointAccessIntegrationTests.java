@@ -96,9 +96,9 @@ class LlmResilienceEndpointAccessIntegrationTests {
 			// There is no delete operation at all, whatever the access.
 			client().method(HttpMethod.DELETE).uri("/llmresilience/chains/chat").exchange().expectStatus().isNotFound();
 
-			assertThat(this.resilience.breaker("primary").state().name()).isEqualTo("CLOSED");
-			assertThat(this.resilience.breaker("secondary").state().name()).isEqualTo("CLOSED");
-			assertThat(this.resilience.registry().chain("chat")).containsExactly("primary", "secondary");
+			assertThat(this.resilience.state().target("primary").breaker().status().name()).isEqualTo("CLOSED");
+			assertThat(this.resilience.state().target("secondary").breaker().status().name()).isEqualTo("CLOSED");
+			assertThat(this.resilience.state().chain("chat").targets()).containsExactly("primary", "secondary");
 			assertThat(this.recentChanges.list()).isEqualTo(changesBefore);
 		}
 
@@ -106,7 +106,7 @@ class LlmResilienceEndpointAccessIntegrationTests {
 		void aWriteToAReadPathIsMethodNotAllowed() {
 			// Where Boot maps a read at the same path, it says which method it takes.
 			post("", Map.of("action", "force-open")).expectStatus().isEqualTo(405);
-			assertThat(this.resilience.breaker("primary").state().name()).isEqualTo("CLOSED");
+			assertThat(this.resilience.state().target("primary").breaker().status().name()).isEqualTo("CLOSED");
 		}
 
 		private WebTestClient client() {

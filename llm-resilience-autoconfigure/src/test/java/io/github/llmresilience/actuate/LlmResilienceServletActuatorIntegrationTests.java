@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.llmresilience.event.RecentStateChanges;
 import io.github.llmresilience.event.StateChange;
 import io.github.llmresilience.execute.LlmResilience;
-import io.github.llmresilience.target.TargetRegistry;
+import io.github.llmresilience.state.ChainState;
 import io.github.llmresilience.test.FakeProvider;
 import io.github.llmresilience.test.FakeProvider.Reply;
 import io.github.llmresilience.test.ManualTime;
@@ -93,9 +93,9 @@ class LlmResilienceServletActuatorIntegrationTests {
 		provider.resetCounts();
 		provider.always("primary", Reply.ok(FakeProvider.OPENAI_OK.replace("Hello", "from primary")));
 		provider.always("secondary", Reply.ok(FakeProvider.OPENAI_OK.replace("Hello", "from secondary")));
-		TargetRegistry registry = this.resilience.registry();
-		if (!registry.chains().equals(registry.configuredChains())) {
-			registry.replaceChain("chat", registry.configuredChains().get("chat"));
+		ChainState chat = this.resilience.state().chain("chat");
+		if (chat.edited()) {
+			this.resilience.operator().replaceChain("chat", chat.configuredTargets());
 		}
 	}
 
@@ -117,7 +117,7 @@ class LlmResilienceServletActuatorIntegrationTests {
 			.jsonPath("$.configuredTargets").isEqualTo(List.of("primary", "secondary"))
 			.jsonPath("$.edited").isEqualTo(true);
 
-		assertThat(this.resilience.registry().chain("chat")).containsExactly("secondary", "primary");
+		assertThat(this.resilience.state().chain("chat").targets()).containsExactly("secondary", "primary");
 		assertThat(chat()).contains("from secondary");
 		assertThat(provider.requests("primary")).isOne();
 		assertThat(provider.requests("secondary")).isOne();
@@ -130,7 +130,7 @@ class LlmResilienceServletActuatorIntegrationTests {
 			.expectBody()
 			.jsonPath("$.targets")
 			.isEqualTo(List.of("secondary", "primary"));
-		assertThat(this.resilience.registry().chain("chat")).containsExactly("secondary", "primary");
+		assertThat(this.resilience.state().chain("chat").targets()).containsExactly("secondary", "primary");
 	}
 
 	@Test
@@ -147,7 +147,7 @@ class LlmResilienceServletActuatorIntegrationTests {
 			.expectBody()
 			.jsonPath("$.targets")
 			.isEqualTo(List.of("secondary", "primary"));
-		assertThat(this.resilience.registry().chain("chat")).containsExactly("secondary", "primary");
+		assertThat(this.resilience.state().chain("chat").targets()).containsExactly("secondary", "primary");
 	}
 
 	@Test
@@ -161,7 +161,7 @@ class LlmResilienceServletActuatorIntegrationTests {
 						+ "names in order, such as [\"secondary\", \"primary\"]");
 		badRequest(Map.of("targets", List.of("a,b")), "\"targets\"[0] is 'a,b': a target name has no comma");
 
-		assertThat(this.resilience.registry().chain("chat")).containsExactly("primary", "secondary");
+		assertThat(this.resilience.state().chain("chat").targets()).containsExactly("primary", "secondary");
 		assertThat(this.recentChanges.list()).isEqualTo(changesBefore);
 	}
 

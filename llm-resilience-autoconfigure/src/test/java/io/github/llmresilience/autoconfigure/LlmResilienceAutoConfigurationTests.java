@@ -45,7 +45,7 @@ class LlmResilienceAutoConfigurationTests {
 			assertThat(registry.chain("chat")).containsExactly("primary", "secondary");
 			assertThat(registry.target("primary").quotaScope()).isEqualTo("primary/gpt-4o");
 			assertThat(registry.target("primary").apiKey().reveal()).isEqualTo("sk-test-DO-NOT-LEAK-1234567890");
-			assertThat(context.getBean(LlmResilience.class).breaker("primary").domain())
+			assertThat(context.getBean(LlmResilience.class).state().target("primary").breaker().domain())
 				.isEqualTo("openai/gpt-4o/global");
 		});
 	}
@@ -193,7 +193,7 @@ class LlmResilienceAutoConfigurationTests {
 	@Test
 	void whenTheUserDefinesAClockTheExecutorUsesIt() {
 		this.runner.withUserConfiguration(FixedClockConfiguration.class).run((context) -> assertThat(
-				context.getBean(LlmResilience.class).clock().instant())
+				context.getBean(LlmResilience.class).state().at())
 			.isEqualTo(FixedClockConfiguration.NOW));
 	}
 
@@ -218,7 +218,7 @@ class LlmResilienceAutoConfigurationTests {
 	void whenATargetOverridesItsBreakerItsDomainUsesTheOverride() {
 		this.runner.withPropertyValues("llm.resilience.targets.secondary.breaker.minimum-calls=3")
 			.run((context) -> assertThat(
-					context.getBean(LlmResilience.class).breaker("secondary").settings().minimumCalls())
+					context.getBean(LlmResilience.class).state().target("secondary").breaker().settings().minimumCalls())
 				.isEqualTo(3));
 	}
 
@@ -228,9 +228,9 @@ class LlmResilienceAutoConfigurationTests {
 				"llm.resilience.timeouts.adaptive.enabled=false")
 			.run((context) -> {
 				LlmResilience resilience = context.getBean(LlmResilience.class);
-				assertThat(resilience.firstTokenTimeout("secondary").current()).isEqualTo(Duration.ofSeconds(2));
-				assertThat(resilience.firstTokenTimeout("primary").current()).isEqualTo(Duration.ofSeconds(5));
-				assertThat(resilience.attemptTimeout("primary").current()).isEqualTo(Duration.ofSeconds(30));
+				assertThat(resilience.state().target("secondary").firstTokenTimeout().current()).isEqualTo(Duration.ofSeconds(2));
+				assertThat(resilience.state().target("primary").firstTokenTimeout().current()).isEqualTo(Duration.ofSeconds(5));
+				assertThat(resilience.state().target("primary").attemptTimeout().current()).isEqualTo(Duration.ofSeconds(30));
 			});
 	}
 
@@ -268,9 +268,9 @@ class LlmResilienceAutoConfigurationTests {
 	void whenTheSlowFirstTokenDurationIsUnsetItIsSixtyPercentOfTheTargetsFirstTokenTimeout() {
 		this.runner.withPropertyValues("llm.resilience.targets.secondary.timeouts.first-token=2s").run((context) -> {
 			LlmResilience resilience = context.getBean(LlmResilience.class);
-			assertThat(resilience.breaker("primary").settings().slowFirstTokenDuration())
+			assertThat(resilience.state().target("primary").breaker().settings().slowFirstTokenDuration())
 				.isEqualTo(Duration.ofSeconds(3));
-			assertThat(resilience.breaker("secondary").settings().slowFirstTokenDuration())
+			assertThat(resilience.state().target("secondary").breaker().settings().slowFirstTokenDuration())
 				.isEqualTo(Duration.ofMillis(1200));
 		});
 	}
@@ -289,7 +289,7 @@ class LlmResilienceAutoConfigurationTests {
 	void whenTheHalfOpenTimeoutIsSetTheBreakersUseIt() {
 		this.runner.withPropertyValues("llm.resilience.breaker.half-open-timeout=2m")
 			.run((context) -> assertThat(
-					context.getBean(LlmResilience.class).breaker("primary").settings().halfOpenTimeout())
+					context.getBean(LlmResilience.class).state().target("primary").breaker().settings().halfOpenTimeout())
 				.isEqualTo(Duration.ofMinutes(2)));
 	}
 

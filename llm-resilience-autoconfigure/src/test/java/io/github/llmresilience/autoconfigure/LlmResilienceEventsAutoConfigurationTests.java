@@ -1,6 +1,7 @@
 package io.github.llmresilience.autoconfigure;
 
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.llmresilience.classify.RecentUnclassified;
@@ -11,7 +12,11 @@ import io.github.llmresilience.context.event.LlmResilienceEvent;
 import io.github.llmresilience.context.event.LlmResilienceEventPublisher;
 import io.github.llmresilience.event.RecentStateChanges;
 import io.github.llmresilience.event.StateChange;
+import io.github.llmresilience.classify.ProviderResponse;
+import io.github.llmresilience.execute.CallOptions;
+import io.github.llmresilience.execute.LlmUnavailableException;
 import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.execute.ProviderAnswerException;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -21,6 +26,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.EventListener;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class LlmResilienceEventsAutoConfigurationTests {
 
@@ -37,9 +43,9 @@ class LlmResilienceEventsAutoConfigurationTests {
 			LlmResilience resilience = context.getBean(LlmResilience.class);
 			List<LlmResilienceEvent> events = context.getBean(EventCollectorConfiguration.class).events;
 
-			resilience.breaker("primary").circuitBreaker().transitionToForcedOpenState();
-			resilience.registry().replaceChain("chat", List.of("secondary", "primary"));
-			resilience.accounts().unpark("primary");
+			resilience.operator().forceOpen("primary");
+			resilience.operator().replaceChain("chat", List.of("secondary", "primary"));
+			resilience.operator().unpark("primary");
 
 			assertThat(events).hasSize(2);
 			assertThat(events.get(0)).isInstanceOf(BreakerTransitionEvent.class)
@@ -56,7 +62,7 @@ class LlmResilienceEventsAutoConfigurationTests {
 	void aResetIsAStateChangeToo() {
 		this.runner.withUserConfiguration(EventCollectorConfiguration.class).run((context) -> {
 			LlmResilience resilience = context.getBean(LlmResilience.class);
-			resilience.breaker("primary").circuitBreaker().reset();
+			resilience.operator().reset("primary");
 			assertThat(context.getBean(EventCollectorConfiguration.class).events).singleElement()
 				.satisfies((event) -> assertThat(event.getKind()).isEqualTo(StateChange.Kind.BREAKER_RESET));
 		});
@@ -66,10 +72,14 @@ class LlmResilienceEventsAutoConfigurationTests {
 	void aLiftedLockIsAnAccountReleasedEvent() {
 		this.runner.withUserConfiguration(EventCollectorConfiguration.class).run((context) -> {
 			LlmResilience resilience = context.getBean(LlmResilience.class);
-			var account = resilience.accounts().account("primary");
-			resilience.accounts().credentialFailure(account, "invalid_api_key");
-			resilience.accounts().credentialFailure(account, "invalid_api_key");
-			resilience.accounts().unlock("primary");
+			for (int i = 0; i < 2; i++) {
+				assertThatExceptionOfType(LlmUnavailableException.class).isThrownBy(() -> resilience.callOnTarget("primary",
+						CallOptions.NONE, (attempt) -> {
+							throw new ProviderAnswerException(ProviderResponse.of(401, Map.of(),
+									"{\"error\":{\"code\":\"invalid_api_key\",\"type\":\"invalid_request_error\"}}"));
+						}));
+			}
+			resilience.operator().unlock("primary");
 			List<LlmResilienceEvent> events = context.getBean(EventCollectorConfiguration.class).events;
 			assertThat(events).extracting(LlmResilienceEvent::getKind)
 				.containsExactly(StateChange.Kind.ACCOUNT_LOCKED, StateChange.Kind.ACCOUNT_UNLOCKED);

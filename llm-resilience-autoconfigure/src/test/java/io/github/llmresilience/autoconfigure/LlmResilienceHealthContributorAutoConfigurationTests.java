@@ -94,7 +94,7 @@ class LlmResilienceHealthContributorAutoConfigurationTests {
 	void whenOneTargetOfAChainIsOutTheStatusIsStillUp() {
 		this.runner.run((context) -> {
 			LlmResilience resilience = context.getBean(LlmResilience.class);
-			resilience.breaker("primary").circuitBreaker().transitionToForcedOpenState();
+			resilience.operator().forceOpen("primary");
 			assertThat(context.getBean(LlmResilienceHealthIndicator.class).health().getStatus())
 				.isEqualTo(Status.UP);
 		});
@@ -123,7 +123,7 @@ class LlmResilienceHealthContributorAutoConfigurationTests {
 	}
 
 	private static void forceOpenEveryBreaker(LlmResilience resilience) {
-		resilience.breakers().all().forEach((breaker) -> breaker.circuitBreaker().transitionToForcedOpenState());
+		resilience.state().targets().keySet().forEach(resilience.operator()::forceOpen);
 	}
 
 	@Configuration(proxyBeanMethods = false)

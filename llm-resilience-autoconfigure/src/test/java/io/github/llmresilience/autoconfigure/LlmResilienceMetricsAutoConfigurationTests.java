@@ -51,7 +51,7 @@ class LlmResilienceMetricsAutoConfigurationTests {
 	@Test
 	void aStateChangeIsCountedOnceByKindAndSubject() {
 		this.runner.run((context) -> {
-			context.getBean(LlmResilience.class).breaker("primary").circuitBreaker().transitionToForcedOpenState();
+			context.getBean(LlmResilience.class).operator().forceOpen("primary");
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			assertThat(registry.get("llm.resilience.state.transitions")
 				.tags("kind", "breaker-forced-open", "subject", "openai/gpt-4o/global")

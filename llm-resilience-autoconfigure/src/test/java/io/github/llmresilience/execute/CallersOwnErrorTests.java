@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.llmresilience.state.TargetState.BreakerState;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.test.FakeProvider.Reply;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -46,8 +47,8 @@ class CallersOwnErrorTests {
 		}
 		assertThat(this.h.provider.requests("primary")).isEqualTo(12);
 		assertThat(this.h.provider.requests("secondary")).isZero();
-		CircuitBreaker.Metrics metrics = this.h.resilience.breaker("primary").circuitBreaker().getMetrics();
-		assertThat(metrics.getNumberOfBufferedCalls()).isZero();
+		BreakerState metrics = this.h.resilience.state().target("primary").breaker();
+		assertThat(metrics.bufferedCalls()).isZero();
 		assertThat(this.h.resilience.breaker("primary").state()).isEqualTo(CircuitBreaker.State.CLOSED);
 		assertThat(reported).hasSize(12).containsOnly("openai/0/DecodingException");
 	}
@@ -68,7 +69,7 @@ class CallersOwnErrorTests {
 		assertThat(answer).failsWithin(Duration.ofSeconds(10)).withThrowableThat()
 			.havingCause().isInstanceOf(RestClientException.class);
 		assertThat(this.h.provider.totalRequests()).isEqualTo(1);
-		assertThat(this.h.resilience.breaker("primary").circuitBreaker().getMetrics().getNumberOfBufferedCalls())
+		assertThat(this.h.resilience.state().target("primary").breaker().bufferedCalls())
 			.isZero();
 	}
 
@@ -84,7 +85,7 @@ class CallersOwnErrorTests {
 		})));
 		assertThat(error).isInstanceOf(NullPointerException.class);
 		assertThat(this.h.provider.totalRequests()).isZero();
-		assertThat(this.h.resilience.breaker("primary").circuitBreaker().getMetrics().getNumberOfBufferedCalls())
+		assertThat(this.h.resilience.state().target("primary").breaker().bufferedCalls())
 			.isZero();
 	}
 
@@ -103,7 +104,7 @@ class CallersOwnErrorTests {
 				this.h.inFlight::get);
 		assertThat(answer).isEqualTo(FakeProviderBodies.OK_SECONDARY);
 		assertThat(reported).containsExactly("openai/0/IllegalStateException");
-		assertThat(this.h.resilience.breaker("primary").circuitBreaker().getMetrics().getNumberOfFailedCalls())
+		assertThat(this.h.resilience.state().target("primary").breaker().failedCalls())
 			.isEqualTo(1);
 	}
 
@@ -118,7 +119,7 @@ class CallersOwnErrorTests {
 						: this.h.webClientCall(attempt)),
 				this.h.inFlight::get);
 		assertThat(answer).isEqualTo(FakeProviderBodies.OK_SECONDARY);
-		assertThat(this.h.resilience.breaker("primary").circuitBreaker().getMetrics().getNumberOfFailedCalls())
+		assertThat(this.h.resilience.state().target("primary").breaker().failedCalls())
 			.isEqualTo(1);
 	}
 

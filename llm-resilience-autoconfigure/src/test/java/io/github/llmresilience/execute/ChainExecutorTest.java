@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.llmresilience.state.TargetState.BreakerState;
 import io.github.llmresilience.breaker.Breaker;
 import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.classify.Outcome;
@@ -136,10 +137,10 @@ class ChainExecutorTest {
 		assertThat(this.h.chat()).isEqualTo(FakeProviderBodies.OK);
 		assertThat(this.h.provider.requests("primary")).isEqualTo(2);
 
-		CircuitBreaker breaker = this.h.resilience.breaker("primary").circuitBreaker();
-		assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
-		assertThat(breaker.getMetrics().getNumberOfFailedCalls()).isZero();
-		assertThat(breaker.getMetrics().getNumberOfSuccessfulCalls()).isEqualTo(2);
+		BreakerState breaker = this.h.resilience.state().target("primary").breaker();
+		assertThat(breaker.status()).isEqualTo(BreakerState.Status.CLOSED);
+		assertThat(breaker.failedCalls()).isZero();
+		assertThat(breaker.successfulCalls()).isEqualTo(2);
 		assertThat(this.h.events(StateChange.Kind.SCOPE_GATED)).singleElement()
 			.satisfies((gated) -> assertThat(gated.until()).isEqualTo(gated.at().plusSeconds(2)));
 	}
@@ -183,7 +184,7 @@ class ChainExecutorTest {
 		assertThat(this.h.events(StateChange.Kind.ACCOUNT_PARKED)).singleElement()
 			.satisfies((parked) -> assertThat(parked.subject()).isEqualTo("acct-a"));
 		// Quota is not the provider's health: the breaker saw nothing.
-		assertThat(this.h.resilience.breaker("primary").circuitBreaker().getMetrics().getNumberOfBufferedCalls())
+		assertThat(this.h.resilience.state().target("primary").breaker().bufferedCalls())
 			.isZero();
 
 		this.h.at(Duration.ofHours(1));
@@ -213,7 +214,7 @@ class ChainExecutorTest {
 		assertThat(this.h.events(StateChange.Kind.ACCOUNT_LOCKED)).hasSize(2)
 			.last()
 			.satisfies((locked) -> assertThat(locked.until()).isEqualTo(locked.at().plus(Duration.ofMinutes(2))));
-		assertThat(this.h.resilience.breaker("primary").circuitBreaker().getMetrics().getNumberOfBufferedCalls())
+		assertThat(this.h.resilience.state().target("primary").breaker().bufferedCalls())
 			.isZero();
 	}
 
@@ -385,11 +386,11 @@ class ChainExecutorTest {
 		assertThat(this.h.provider.requests("primary")).isEqualTo(10_000);
 		assertThat(rejected.get()).isEqualTo(1_000);
 		assertThat(unavailable.get()).isEqualTo(3_000);
-		CircuitBreaker.Metrics metrics = this.h.resilience.breaker("primary").circuitBreaker().getMetrics();
+		BreakerState metrics = this.h.resilience.state().target("primary").breaker();
 		// 400s are ignored; 429s are successes (the account answered); 5xx are failures.
-		assertThat(metrics.getNumberOfSuccessfulCalls()).isEqualTo(7_000);
-		assertThat(metrics.getNumberOfFailedCalls()).isEqualTo(2_000);
-		assertThat(metrics.getNumberOfBufferedCalls()).isEqualTo(9_000);
+		assertThat(metrics.successfulCalls()).isEqualTo(7_000);
+		assertThat(metrics.failedCalls()).isEqualTo(2_000);
+		assertThat(metrics.bufferedCalls()).isEqualTo(9_000);
 	}
 
 	@Test
@@ -473,7 +474,7 @@ class ChainExecutorTest {
 		this.h.time.advance(Duration.ofSeconds(30));
 		assertThat(this.h.time.await(answer, this.h.inFlight::get)).isEqualTo(FakeProviderBodies.OK_SECONDARY);
 		assertThat(interruptLeaked).isFalse();
-		assertThat(this.h.resilience.breaker("primary").circuitBreaker().getMetrics().getNumberOfFailedCalls())
+		assertThat(this.h.resilience.state().target("primary").breaker().failedCalls())
 			.isEqualTo(1);
 	}
 

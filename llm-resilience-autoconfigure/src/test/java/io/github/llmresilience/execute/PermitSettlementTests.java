@@ -237,7 +237,7 @@ class PermitSettlementTests {
 	}
 
 	private int failures(String target) {
-		return this.h.resilience.breaker(target).circuitBreaker().getMetrics().getNumberOfFailedCalls();
+		return this.h.resilience.state().target(target).breaker().failedCalls();
 	}
 
 	private Throwable catchFailure(Mono<?> call) {

@@ -70,7 +70,7 @@ class RetryAfterTests {
 	void aBreakerHeldOpenByAnOperatorGivesABoundedTimeAndSaysWhoHoldsIt() {
 		this.h.build((builder) -> {
 		}, "primary");
-		this.h.resilience.breaker("primary").circuitBreaker().transitionToForcedOpenState();
+		this.h.resilience.operator().forceOpen("primary");
 
 		LlmUnavailableException unavailable = (LlmUnavailableException) this.h.chatFailure();
 		Instant now = this.h.time.instant();

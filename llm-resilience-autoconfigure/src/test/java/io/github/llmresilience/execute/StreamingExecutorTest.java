@@ -8,6 +8,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
+import io.github.llmresilience.state.TargetState.TimeoutState;
+import io.github.llmresilience.state.TargetState.BreakerState;
 import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.Verdict;
@@ -64,22 +66,22 @@ class StreamingExecutorTest {
 
 		assertThat(received.error.get()).isNull();
 		assertThat(received.texts()).containsExactly("Hi", " there");
-		assertThat(this.h.resilience.breaker("primary").circuitBreaker().getMetrics().getNumberOfFailedCalls())
+		assertThat(this.h.resilience.state().target("primary").breaker().failedCalls())
 			.isEqualTo(1);
 	}
 
 	@Test
 	void streamsWhoseFirstTokensArriveLateOpenTheBreakerOnSlowCalls() {
 		assertThat(streamsWithFirstTokenAfter(Duration.ofSeconds(4))).isEqualTo(CircuitBreaker.State.OPEN);
-		CircuitBreaker.Metrics metrics = this.h.resilience.breaker("primary").circuitBreaker().getMetrics();
-		assertThat(metrics.getNumberOfSlowSuccessfulCalls()).isEqualTo(2);
-		assertThat(metrics.getNumberOfFailedCalls()).isZero();
+		BreakerState metrics = this.h.resilience.state().target("primary").breaker();
+		assertThat(metrics.slowSuccessfulCalls()).isEqualTo(2);
+		assertThat(metrics.failedCalls()).isZero();
 	}
 
 	@Test
 	void streamsWhoseFirstTokensArriveInTimeLeaveTheBreakerClosed() {
 		assertThat(streamsWithFirstTokenAfter(Duration.ofSeconds(1))).isEqualTo(CircuitBreaker.State.CLOSED);
-		assertThat(this.h.resilience.breaker("primary").circuitBreaker().getMetrics().getNumberOfSlowCalls())
+		assertThat(this.h.resilience.state().target("primary").breaker().slowCalls())
 			.isZero();
 	}
 
@@ -129,9 +131,9 @@ class StreamingExecutorTest {
 			assertThat(interrupted.causeVerdict().errorType()).contains("timeout");
 			assertThat(interrupted.getMessage()).contains("after 900 elements");
 		});
-		CircuitBreaker.Metrics metrics = this.h.resilience.breaker("primary").circuitBreaker().getMetrics();
-		assertThat(metrics.getNumberOfFailedCalls()).isEqualTo(1);
-		assertThat(metrics.getNumberOfBufferedCalls()).isEqualTo(1);
+		BreakerState metrics = this.h.resilience.state().target("primary").breaker();
+		assertThat(metrics.failedCalls()).isEqualTo(1);
+		assertThat(metrics.bufferedCalls()).isEqualTo(1);
 		assertThat(this.h.provider.requests("primary")).isEqualTo(1);
 		assertThat(this.h.provider.requests("secondary")).isZero();
 	}
@@ -157,7 +159,7 @@ class StreamingExecutorTest {
 		assertThat(received.error.get()).isNull();
 		assertThat(received.texts()).hasSize(180);
 		assertThat(received.items.get(180).finishReason()).isEqualTo("stop");
-		assertThat(this.h.resilience.breaker("primary").circuitBreaker().getMetrics().getNumberOfSuccessfulCalls())
+		assertThat(this.h.resilience.state().target("primary").breaker().successfulCalls())
 			.isEqualTo(1);
 	}
 
@@ -182,7 +184,7 @@ class StreamingExecutorTest {
 			assertThat(interrupted.causeVerdict().outcome()).isEqualTo(Outcome.AVAILABILITY);
 			assertThat(interrupted.causeVerdict().errorType()).contains("overloaded_error");
 		});
-		assertThat(this.h.resilience.breaker("claude").circuitBreaker().getMetrics().getNumberOfFailedCalls())
+		assertThat(this.h.resilience.state().target("claude").breaker().failedCalls())
 			.isEqualTo(1);
 		assertThat(this.h.provider.requests("secondary")).isZero();
 	}
@@ -218,7 +220,7 @@ class StreamingExecutorTest {
 
 		assertThat(received.error.get()).isInstanceOfSatisfying(LlmRejectedException.class,
 				(rejected) -> assertThat(rejected.verdict().outcome()).isEqualTo(Outcome.CONTENT_FILTER));
-		assertThat(this.h.resilience.breaker("claude").circuitBreaker().getMetrics().getNumberOfBufferedCalls())
+		assertThat(this.h.resilience.state().target("claude").breaker().bufferedCalls())
 			.isZero();
 		assertThat(this.h.provider.requests("secondary")).isZero();
 	}
@@ -258,7 +260,7 @@ class StreamingExecutorTest {
 		for (int i = 0; i < 10; i++) {
 			callTaking(Duration.ofMillis(800 + 40 * i));
 		}
-		Duration p99 = this.h.resilience.attemptTimeout("primary").p99();
+		Duration p99 = this.h.resilience.state().target("primary").attemptTimeout().p99();
 		assertThat(p99).isEqualTo(Duration.ofMillis(1160));
 		int slowCalls = 0;
 		while (this.h.resilience.breaker("primary").state() == CircuitBreaker.State.CLOSED && slowCalls < 20) {
@@ -268,7 +270,7 @@ class StreamingExecutorTest {
 		assertThat(p99.multipliedBy(8)).isLessThan(Duration.ofSeconds(30));
 		assertThat(this.h.resilience.breaker("primary").state()).isEqualTo(CircuitBreaker.State.OPEN);
 		assertThat(slowCalls).isEqualTo(10);
-		assertThat(this.h.resilience.breaker("primary").circuitBreaker().getMetrics().getNumberOfFailedCalls())
+		assertThat(this.h.resilience.state().target("primary").breaker().failedCalls())
 			.isZero();
 	}
 
@@ -286,7 +288,7 @@ class StreamingExecutorTest {
 		for (int i = 0; i < 200; i++) {
 			callTaking((i % 20 == 0) ? Duration.ofSeconds(2) : Duration.ofSeconds(1));
 		}
-		MeasuredTimeout.Snapshot timeout = this.h.resilience.attemptTimeout("primary");
+		TimeoutState timeout = this.h.resilience.state().target("primary").attemptTimeout();
 		assertThat(timeout.samples()).isEqualTo(200);
 		assertThat(timeout.p99()).isEqualTo(Duration.ofSeconds(2));
 		assertThat(timeout.measured()).isTrue();
@@ -318,8 +320,8 @@ class StreamingExecutorTest {
 			Received received = subscribe(this.h.resilience.stream("chat", this::openAiStream));
 			soon().atMost(Duration.ofSeconds(10)).until(received.done::get);
 		}
-		assertThat(this.h.resilience.firstTokenTimeout("primary").samples()).isEqualTo(3);
-		assertThat(this.h.resilience.attemptTimeout("primary").samples()).isZero();
+		assertThat(this.h.resilience.state().target("primary").firstTokenTimeout().samples()).isEqualTo(3);
+		assertThat(this.h.resilience.state().target("primary").attemptTimeout().samples()).isZero();
 	}
 
 	/** Awaitility polling fast: the test waits for real I/O of a few milliseconds. */

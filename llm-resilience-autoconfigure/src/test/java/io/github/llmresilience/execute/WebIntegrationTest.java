@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.llmresilience.state.TargetState.BreakerState;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.test.FakeProvider;
 import io.github.llmresilience.test.FakeProvider.Reply;
@@ -327,9 +328,9 @@ class WebIntegrationTest {
 	}
 
 	private void assertBreakerRecorded(int failures, int successes) {
-		CircuitBreaker.Metrics metrics = this.h.resilience.breaker("primary").circuitBreaker().getMetrics();
-		assertThat(metrics.getNumberOfFailedCalls()).as("failures recorded").isEqualTo(failures);
-		assertThat(metrics.getNumberOfSuccessfulCalls()).as("successes recorded").isEqualTo(successes);
+		BreakerState metrics = this.h.resilience.state().target("primary").breaker();
+		assertThat(metrics.failedCalls()).as("failures recorded").isEqualTo(failures);
+		assertThat(metrics.successfulCalls()).as("successes recorded").isEqualTo(successes);
 	}
 
 	/**

@@ -115,9 +115,9 @@ class ThrottleGateIncidentTest {
 		ThrottleGate.Scope scope = gate.scope("prod/gpt-4o");
 		int requests = 0;
 		for (int call = 0; call < 100; call++) {
-			if (gate.isOpen(scope)) {
+			if (gate.isReleased(scope)) {
 				requests++;
-				gate.close(scope, Duration.ZERO, "rate_limit_exceeded");
+				gate.gate(scope, Duration.ZERO, "rate_limit_exceeded");
 			}
 			this.time.advance(Duration.ofMillis(1));
 		}
@@ -164,10 +164,10 @@ class ThrottleGateIncidentTest {
 		ThrottleGate gate = gate(Clock.systemUTC(), ThrottleSettings.defaults());
 		ThrottleGate.Scope scope = gate.scope("prod/gpt-4o");
 		Instant before = Instant.now();
-		Instant until = gate.close(scope, Duration.ZERO, null);
+		Instant until = gate.gate(scope, Duration.ZERO, null);
 		Instant after = Instant.now();
 		assertThat(until).isBetween(before.plusSeconds(5).minusMillis(1), after.plusSeconds(5).plusMillis(1));
-		assertThat(gate.isOpen(scope)).isFalse();
+		assertThat(gate.isReleased(scope)).isFalse();
 	}
 
 	// Item 8, on the gate's side: a long bare retry-after is cut to max-wait ----------------
@@ -190,10 +190,10 @@ class ThrottleGateIncidentTest {
 		Clock ticking = new TickingClock(this.time.instant());
 		ThrottleGate gate = gate(ticking, ThrottleSettings.defaults());
 		ThrottleGate.Scope scope = gate.scope("prod/gpt-4o");
-		concurrently(IN_FLIGHT, () -> gate.close(scope, Duration.ofSeconds(5), "rate_limit_exceeded"));
+		concurrently(IN_FLIGHT, () -> gate.gate(scope, Duration.ofSeconds(5), "rate_limit_exceeded"));
 		assertThat(events(StateChange.Kind.SCOPE_GATED)).hasSize(1);
 		// The gate still moved with the latest answer, silently.
-		assertThat(Duration.between(this.time.instant(), scope.closedUntil()))
+		assertThat(Duration.between(this.time.instant(), scope.gatedUntil()))
 			.isGreaterThan(Duration.ofSeconds(5).plusMillis(IN_FLIGHT - 50));
 	}
 
@@ -211,21 +211,21 @@ class ThrottleGateIncidentTest {
 	void aGateExtendedWellPastItsAnnouncedEndPublishesOnceAsAnExtension() {
 		ThrottleGate gate = gate(this.time, ThrottleSettings.defaults());
 		ThrottleGate.Scope scope = gate.scope("prod/gpt-4o");
-		gate.close(scope, Duration.ofSeconds(5), null);
+		gate.gate(scope, Duration.ofSeconds(5), null);
 		this.time.advance(Duration.ofSeconds(1));
 		// 4 s left: an extension by up to 2 s (half of it) is silent.
-		gate.close(scope, Duration.ofSeconds(6), null);
+		gate.gate(scope, Duration.ofSeconds(6), null);
 		assertThat(events(StateChange.Kind.SCOPE_GATED)).hasSize(1);
 		// Ten times longer is news, once.
-		gate.close(scope, Duration.ofSeconds(60), "tokens");
-		gate.close(scope, Duration.ofSeconds(60), "tokens");
+		gate.gate(scope, Duration.ofSeconds(60), "tokens");
+		gate.gate(scope, Duration.ofSeconds(60), "tokens");
 		assertThat(events(StateChange.Kind.SCOPE_GATED)).hasSize(2).last().satisfies((extended) -> {
 			assertThat(extended.detail()).contains("extended");
 			assertThat(extended.until()).isEqualTo(this.time.instant().plusSeconds(60));
 		});
 		// After the gate passes, the next rate limit is a new transition.
 		this.time.advance(Duration.ofSeconds(60));
-		gate.close(scope, Duration.ofSeconds(1), null);
+		gate.gate(scope, Duration.ofSeconds(1), null);
 		assertThat(events(StateChange.Kind.SCOPE_GATED)).hasSize(3).last()
 			.satisfies((gated) -> assertThat(gated.detail()).contains("gated for 1000 ms"));
 	}
@@ -248,10 +248,10 @@ class ThrottleGateIncidentTest {
 		ThrottleGate gate = gate(Clock.systemUTC(), ThrottleSettings.defaults());
 		ThrottleGate.Scope scope = gate.scope("prod/gpt-4o");
 		Instant before = Instant.now();
-		concurrently(IN_FLIGHT, () -> gate.close(scope, Duration.ofSeconds(5), "rate_limit_exceeded"));
+		concurrently(IN_FLIGHT, () -> gate.gate(scope, Duration.ofSeconds(5), "rate_limit_exceeded"));
 		Instant after = Instant.now();
 		assertThat(events(StateChange.Kind.SCOPE_GATED)).hasSize(1);
-		assertThat(scope.closedUntil()).isBetween(before.plusSeconds(5), after.plusSeconds(5).plusMillis(1));
+		assertThat(scope.gatedUntil()).isBetween(before.plusSeconds(5), after.plusSeconds(5).plusMillis(1));
 	}
 
 	// Helpers -------------------------------------------------------------------------
@@ -259,7 +259,7 @@ class ThrottleGateIncidentTest {
 	private Duration gateFor(ThrottleGate gate, String key, Duration hint) {
 		ThrottleGate.Scope scope = gate.scope(key);
 		Instant now = this.time.instant();
-		return Duration.between(now, gate.close(scope, hint, null));
+		return Duration.between(now, gate.gate(scope, hint, null));
 	}
 
 	private ThrottleGate gate(Clock clock, ThrottleSettings settings) {

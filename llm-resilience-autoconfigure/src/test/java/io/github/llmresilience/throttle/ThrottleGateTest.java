@@ -22,37 +22,37 @@ class ThrottleGateTest {
 	@Test
 	void aScopeIsOpenUntilGatedAndClosedUntilTheGatePasses() {
 		ThrottleGate.Scope scope = this.gate.scope("prod/gpt-4o");
-		assertThat(this.gate.isOpen(scope)).isTrue();
-		this.gate.close(scope, Duration.ofSeconds(10), "rate_limit_exceeded");
-		assertThat(this.gate.isOpen(scope)).isFalse();
+		assertThat(this.gate.isReleased(scope)).isTrue();
+		this.gate.gate(scope, Duration.ofSeconds(10), "rate_limit_exceeded");
+		assertThat(this.gate.isReleased(scope)).isFalse();
 		this.time.advance(Duration.ofSeconds(9));
-		assertThat(this.gate.isOpen(scope)).isFalse();
+		assertThat(this.gate.isReleased(scope)).isFalse();
 		this.time.advance(Duration.ofSeconds(1));
-		assertThat(this.gate.isOpen(scope)).isTrue();
-		assertThat(scope.closedUntil()).isBeforeOrEqualTo(this.time.instant());
+		assertThat(this.gate.isReleased(scope)).isTrue();
+		assertThat(scope.gatedUntil()).isBeforeOrEqualTo(this.time.instant());
 		assertThat(this.gate.gated()).isEmpty();
 	}
 
 	@Test
 	void aPassedGateThatWasForgottenCanBeClosedAgain() {
 		ThrottleGate.Scope scope = this.gate.scope("prod/gpt-4o");
-		this.gate.close(scope, Duration.ofSeconds(1), null);
+		this.gate.gate(scope, Duration.ofSeconds(1), null);
 		this.time.advance(Duration.ofSeconds(2));
-		assertThat(this.gate.isOpen(scope)).isTrue();
+		assertThat(this.gate.isReleased(scope)).isTrue();
 		// A shorter gate than the one that passed still closes the scope.
-		this.gate.close(scope, Duration.ofMillis(500), null);
-		assertThat(this.gate.isOpen(scope)).isFalse();
-		assertThat(scope.closedUntil()).isEqualTo(this.time.instant().plusMillis(500));
+		this.gate.gate(scope, Duration.ofMillis(500), null);
+		assertThat(this.gate.isReleased(scope)).isFalse();
+		assertThat(scope.gatedUntil()).isEqualTo(this.time.instant().plusMillis(500));
 		assertThat(this.gate.gated()).containsOnlyKeys("prod/gpt-4o");
 	}
 
 	@Test
 	void anOperatorOpensAGatedScope() {
 		ThrottleGate.Scope scope = this.gate.scope("prod/gpt-4o");
-		this.gate.close(scope, null, null);
-		assertThat(this.gate.isOpen(scope)).isFalse();
-		this.gate.open("prod/gpt-4o");
-		assertThat(this.gate.isOpen(scope)).isTrue();
+		this.gate.gate(scope, null, null);
+		assertThat(this.gate.isReleased(scope)).isFalse();
+		this.gate.release("prod/gpt-4o");
+		assertThat(this.gate.isReleased(scope)).isTrue();
 	}
 
 	@Test

@@ -10,7 +10,7 @@ import io.github.llmresilience.sample.jobs.Job;
 import io.github.llmresilience.sample.jobs.JobState;
 import io.github.llmresilience.sample.simulator.Mode;
 import io.github.llmresilience.sample.simulator.TargetStats;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.llmresilience.state.TargetState.BreakerState;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -113,8 +113,8 @@ class AnswersApiTest {
 			ask("Anyone?").expectStatus().isEqualTo(503);
 			return this.simulator.totalRequests() == before;
 		});
-		assertThat(this.resilience.breaker("primary").state()).isEqualTo(CircuitBreaker.State.OPEN);
-		assertThat(this.resilience.breaker("secondary").state()).isEqualTo(CircuitBreaker.State.OPEN);
+		assertThat(this.resilience.state().target("primary").breaker().status()).isEqualTo(BreakerState.Status.OPEN);
+		assertThat(this.resilience.state().target("secondary").breaker().status()).isEqualTo(BreakerState.Status.OPEN);
 
 		long before = this.simulator.totalRequests();
 		long expectedRetryAfter = secondsUntil(this.resilience.availableAt("chat"));
@@ -229,7 +229,7 @@ class AnswersApiTest {
 
 		stream("Tell me a long story");
 
-		assertThat(this.resilience.breaker("primary").circuitBreaker().getMetrics().getNumberOfFailedCalls())
+		assertThat(this.resilience.state().target("primary").breaker().failedCalls())
 			.isEqualTo(1);
 		assertThat(this.simulator.stats().targets().containsKey("secondary")
 				? this.simulator.stats().targets().get("secondary").requests() : 0L).isZero();
@@ -239,8 +239,8 @@ class AnswersApiTest {
 	void streamWithNoUsableTargetIs503WithRetryAfter() {
 		// An operator forced both breakers open: no end to promise, so Retry-After is the
 		// domain's open-duration-max (15 min), a time to look again.
-		this.resilience.breaker("primary").circuitBreaker().transitionToForcedOpenState();
-		this.resilience.breaker("secondary").circuitBreaker().transitionToForcedOpenState();
+		this.resilience.operator().forceOpen("primary");
+		this.resilience.operator().forceOpen("secondary");
 
 		this.http.get()
 			.uri("/v1/answers/stream?question=Hello")

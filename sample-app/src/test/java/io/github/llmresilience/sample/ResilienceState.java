@@ -1,12 +1,12 @@
 package io.github.llmresilience.sample;
 
 import io.github.llmresilience.execute.LlmResilience;
-import io.github.llmresilience.throttle.Accounts;
-import io.github.llmresilience.throttle.ThrottleGate;
+import io.github.llmresilience.state.Operator;
 
 /**
  * Puts llm-resilience back to a clean slate between tests that share an application
- * context: breakers closed and emptied, gates open, accounts neither parked nor locked.
+ * context: breakers closed and emptied, scopes released, accounts neither parked nor
+ * locked.
  */
 public final class ResilienceState {
 
@@ -14,13 +14,13 @@ public final class ResilienceState {
 	}
 
 	public static void reset(LlmResilience resilience) {
-		resilience.breakers().all().forEach((breaker) -> breaker.circuitBreaker().reset());
-		ThrottleGate gate = resilience.gate();
-		gate.gated().keySet().forEach(gate::open);
-		Accounts accounts = resilience.accounts();
-		accounts.all().forEach((account) -> {
-			accounts.unpark(account.name());
-			accounts.unlock(account.name());
+		Operator operator = resilience.operator();
+		io.github.llmresilience.state.ResilienceState state = resilience.state();
+		state.targets().keySet().forEach(operator::reset);
+		state.scopes().keySet().forEach(operator::release);
+		state.accounts().keySet().forEach((account) -> {
+			operator.unpark(account);
+			operator.unlock(account);
 		});
 	}
 

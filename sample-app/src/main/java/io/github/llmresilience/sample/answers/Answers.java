@@ -1,12 +1,12 @@
 package io.github.llmresilience.sample.answers;
 
-import java.util.List;
 import java.util.Optional;
 
 import io.github.llmresilience.execute.CallOptions;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.sample.provider.ProviderClient;
-import io.github.llmresilience.target.Target;
+import io.github.llmresilience.state.ResilienceState;
+import io.github.llmresilience.state.TargetState;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -33,8 +33,9 @@ public class Answers {
 		this.properties = properties;
 		// Fail at startup, not on the first question, when a chain names a vendor the client
 		// cannot speak.
-		this.resilience.registry().chains().values().stream().flatMap(List::stream).distinct().forEach((name) -> {
-			Target target = this.resilience.registry().target(name);
+		ResilienceState state = this.resilience.state();
+		state.chains().values().stream().flatMap((chain) -> chain.targets().stream()).distinct().forEach((name) -> {
+			TargetState target = state.target(name);
 			if (!ProviderClient.supportedProviders().contains(target.provider())) {
 				throw new IllegalStateException("Target '" + name + "' has provider '" + target.provider()
 						+ "'; the sample app speaks " + ProviderClient.supportedProviders());
@@ -67,9 +68,9 @@ public class Answers {
 	 * The first target of the chain that could be called now (account, quota scope and
 	 * breaker all allow it).
 	 */
-	public Optional<Target> firstUsableTarget(String chain) {
-		return this.resilience.registry().chain(chain).stream().filter(this.resilience::isUsable).findFirst()
-			.map(this.resilience.registry()::target);
+	public Optional<TargetState> firstUsableTarget(String chain) {
+		ResilienceState state = this.resilience.state();
+		return state.chain(chain).targets().stream().map(state::target).filter(TargetState::usable).findFirst();
 	}
 
 	/**

@@ -6,7 +6,6 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
 
-import io.github.llmresilience.breaker.Breaker;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.sample.answers.Answers;
 import io.github.llmresilience.sample.jobs.Job;
@@ -18,7 +17,7 @@ import io.github.llmresilience.sample.simulator.Mode;
 import io.github.llmresilience.sample.simulator.ModeSetting;
 import io.github.llmresilience.sample.simulator.SimulatedProviders;
 import io.github.llmresilience.sample.simulator.TargetStats;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.llmresilience.state.ResilienceState;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -54,10 +53,9 @@ public class Drill {
 	/** Run a drill to its end and report; blocks for up to the plan's limit. */
 	public DrillReport run(DrillPlan plan) {
 		this.simulator.reset();
-		CircuitBreaker breaker = this.resilience.breaker(plan.target()).circuitBreaker();
 		if (!plan.breaker()) {
-			// Resilience4j's own off switch: every call is let through, nothing is recorded.
-			breaker.transitionToDisabledState();
+			// The breaker's off switch: every call is let through, nothing is recorded.
+			this.resilience.operator().disable(plan.target());
 		}
 		JobQueue queue = new JobQueue(this.clock, plan.maxAttempts(), plan.attemptDelay());
 		JobWorker worker = new JobWorker(queue, (question) -> this.answers.answer(plan.chain(), question),
@@ -77,7 +75,7 @@ public class Drill {
 		finally {
 			worker.stop();
 			if (!plan.breaker()) {
-				breaker.transitionToClosedState();
+				this.resilience.operator().close(plan.target());
 			}
 		}
 		Duration elapsed = Duration.between(start, this.clock.instant());
@@ -93,8 +91,9 @@ public class Drill {
 				}
 			}
 		}
-		Breaker target = this.resilience.breaker(plan.target());
-		return new DrillReport(plan, this.resilience.registry().chain(plan.chain()), target.settings().minimumCalls(),
+		ResilienceState state = this.resilience.state();
+		return new DrillReport(plan, state.chain(plan.chain()).targets(),
+				state.target(plan.target()).breaker().settings().minimumCalls(),
 				during.requests(), during.statuses(), stats.insideRetryAfter(), queue.counts(), servedBy, servedDuring,
 				elapsed);
 	}

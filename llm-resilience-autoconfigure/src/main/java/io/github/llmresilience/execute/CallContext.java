@@ -1,0 +1,33 @@
+package io.github.llmresilience.execute;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.function.LongSupplier;
+
+import io.github.llmresilience.classify.UnclassifiedListener;
+import io.github.llmresilience.retry.Backoff;
+import io.github.llmresilience.retry.RetrySettings;
+
+/**
+ * What every call of one {@link LlmResilience} shares, fixed when it is built: how to
+ * tell time, how to read and report an error, how to back off, how long a call may take.
+ *
+ * @param clock the clock for expiries
+ * @param nanoTime the monotonic time source for elapsed times
+ * @param retry the retry settings
+ * @param backoff the backoff between retries of one target
+ * @param extractors what turns an exception into the provider's answer
+ * @param unknownExceptions whose fault an exception no extractor knows is
+ * @param unclassified told about exceptions no extractor knows
+ * @param observer told about every attempt, retry, backoff and end of a call
+ * @param callTimeout the deadline of a call that sets none
+ */
+record CallContext(Clock clock, LongSupplier nanoTime, RetrySettings retry, Backoff backoff,
+		ErrorExtractors extractors, UnknownExceptions unknownExceptions, UnclassifiedListener unclassified,
+		CallObserver observer, Duration callTimeout) {
+
+	long now() {
+		return this.nanoTime.getAsLong();
+	}
+
+}

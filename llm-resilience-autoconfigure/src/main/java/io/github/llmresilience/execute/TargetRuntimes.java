@@ -1,0 +1,271 @@
+package io.github.llmresilience.execute;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.github.llmresilience.breaker.Breaker;
+import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.breaker.Breakers;
+import io.github.llmresilience.classify.Outcome;
+import io.github.llmresilience.classify.ProviderClassifiers;
+import io.github.llmresilience.classify.ProviderErrorClassifier;
+import io.github.llmresilience.classify.ProviderResponse;
+import io.github.llmresilience.classify.Verdict;
+import io.github.llmresilience.execute.LlmResilience.TargetOptions;
+import io.github.llmresilience.retry.RetryBudget;
+import io.github.llmresilience.state.ChainState;
+import io.github.llmresilience.state.Operator;
+import io.github.llmresilience.state.ResilienceState;
+import io.github.llmresilience.state.TargetState;
+import io.github.llmresilience.target.Target;
+import io.github.llmresilience.target.TargetRegistry;
+import io.github.llmresilience.throttle.Accounts;
+import io.github.llmresilience.throttle.ThrottleGate;
+import io.github.llmresilience.timeout.MeasuredTimeout;
+
+/**
+ * Every target's guard, built once from the builder's settings, and the chains resolved
+ * to them (again after an operator edits one). Takes the state snapshot and carries out
+ * the operator's commands; calls only read it.
+ */
+final class TargetRuntimes implements Operator {
+
+	private final Clock clock;
+
+	private final TargetRegistry registry;
+
+	private final Breakers breakers;
+
+	private final ThrottleGate gate;
+
+	private final Accounts accounts;
+
+	private final Map<String, TargetRuntime> byName;
+
+	private final Map<String, TargetRuntime[]> singles;
+
+	private volatile Map<String, TargetRuntime[]> chains;
+
+	TargetRuntimes(LlmResilience.Builder builder, TargetRegistry registry, CallContext context,
+			ProviderClassifiers classifiers, Breakers breakers, ThrottleGate gate, Accounts accounts) {
+		this.clock = builder.clock;
+		this.registry = registry;
+		this.breakers = breakers;
+		this.gate = gate;
+		this.accounts = accounts;
+		Map<String, TargetRuntime> byName = new LinkedHashMap<>();
+		Map<String, TargetRuntime[]> singles = new LinkedHashMap<>();
+		for (Target target : registry.targets().values()) {
+			TargetRuntime runtime = runtime(builder, target, context, classifiers);
+			byName.put(target.name(), runtime);
+			singles.put(target.name(), new TargetRuntime[] { runtime });
+		}
+		this.byName = Collections.unmodifiableMap(byName);
+		this.singles = Collections.unmodifiableMap(singles);
+		this.chains = resolveChains();
+		registry.onChainEdited((name) -> this.chains = resolveChains());
+	}
+
+	private TargetRuntime runtime(LlmResilience.Builder builder, Target target, CallContext context,
+			ProviderClassifiers classifiers) {
+		TargetOptions options = builder.targetOptions.getOrDefault(target.name(), TargetOptions.DEFAULTS);
+		ProviderErrorClassifier classifier;
+		try {
+			classifier = new GuardedClassifier(classifiers.forVendor(target.provider()), context.unclassified());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("Target '" + target.name() + "': " + ex.getMessage(), ex);
+		}
+		BreakerSettings breakerSettings = (options.breaker() != null) ? options.breaker() : builder.breaker;
+		Breaker breaker = this.breakers.forDomain(failureDomain(target, builder.failureDomain), breakerSettings,
+				(error) -> classifyError(context, classifier, error));
+		TimeoutSettings timeouts = builder.timeouts;
+		return new TargetRuntime(target, classifier, breaker, this.gate, this.accounts,
+				RetryBudget.of(builder.clock, builder.retry),
+				new MeasuredTimeout(orDefault(options.attemptTimeout(), timeouts.attempt()), timeouts.adaptive()),
+				new MeasuredTimeout(orDefault(options.firstTokenTimeout(), timeouts.firstToken()), timeouts.adaptive()),
+				orDefault(options.stallTimeout(), timeouts.stall()), builder.clock, builder.retry.backoffBase());
+	}
+
+	/**
+	 * For an exception that reaches a breaker unclassified (a caller recording on the
+	 * Resilience4j breaker itself): as the engine would read it.
+	 */
+	private static Verdict classifyError(CallContext context, ProviderErrorClassifier classifier, Throwable error) {
+		ProviderResponse response = context.extractors().extract(error);
+		if (response != null) {
+			return classifier.classify(response);
+		}
+		return (context.unknownExceptions() == UnknownExceptions.PROVIDER) ? Verdict.of(Outcome.AVAILABILITY)
+				: Verdict.of(Outcome.REQUEST);
+	}
+
+	static String failureDomain(Target target, List<String> dimensions) {
+		StringBuilder key = new StringBuilder();
+		for (String dimension : dimensions) {
+			if (key.length() > 0) {
+				key.append('/');
+			}
+			key.append(switch (dimension) {
+				case "provider" -> target.provider();
+				case "model" -> target.model();
+				case "region" -> target.region();
+				case "account" -> target.account();
+				case "target" -> target.name();
+				default -> throw new IllegalArgumentException("Unknown failure-domain dimension '" + dimension
+						+ "'; allowed: provider, model, region, account, target");
+			});
+		}
+		return key.toString();
+	}
+
+	private static Duration orDefault(Duration value, Duration fallback) {
+		return (value != null) ? value : fallback;
+	}
+
+	// Resolve ----------------------------------------------------------------------------
+
+	TargetRuntime get(String target) {
+		TargetRuntime runtime = this.byName.get(target);
+		if (runtime == null) {
+			throw new IllegalArgumentException("No target named '" + target + "'; known targets: "
+					+ this.byName.keySet());
+		}
+		return runtime;
+	}
+
+	TargetRuntime[] chain(String chain) {
+		TargetRuntime[] targets = this.chains.get(chain);
+		if (targets == null) {
+			throw new IllegalArgumentException("No chain named '" + chain + "'; known chains: " + this.chains.keySet());
+		}
+		return targets;
+	}
+
+	TargetRuntime[] single(String target) {
+		TargetRuntime[] targets = this.singles.get(target);
+		if (targets == null) {
+			throw new IllegalArgumentException("No target named '" + target + "'; known targets: "
+					+ this.singles.keySet());
+		}
+		return targets;
+	}
+
+	private Map<String, TargetRuntime[]> resolveChains() {
+		Map<String, TargetRuntime[]> resolved = new LinkedHashMap<>();
+		this.registry.chains().forEach((name, members) -> resolved.put(name,
+				members.stream().map(this.byName::get).toArray(TargetRuntime[]::new)));
+		return Collections.unmodifiableMap(resolved);
+	}
+
+	/** The earliest moment a target of the chain may serve, or now when one can. */
+	Instant availableAt(String chain) {
+		return availableAt(chain(chain), this.clock.instant());
+	}
+
+	private static Instant availableAt(TargetRuntime[] targets, Instant now) {
+		Instant earliest = null;
+		for (TargetRuntime target : targets) {
+			Instant at = target.availableAt(now, null);
+			if (earliest == null || at.isBefore(earliest)) {
+				earliest = at;
+			}
+		}
+		return (earliest != null) ? earliest : now;
+	}
+
+	// State ------------------------------------------------------------------------------
+
+	ResilienceState state() {
+		Instant now = this.clock.instant();
+		Map<String, TargetState> targets = new LinkedHashMap<>();
+		Map<String, TargetState.BreakerState> breakers = new TreeMap<>();
+		Map<String, TargetState.ScopeState> scopes = new TreeMap<>();
+		Map<String, TargetState.AccountState> accounts = new TreeMap<>();
+		this.byName.forEach((name, runtime) -> {
+			TargetState state = runtime.state(now);
+			targets.put(name, state);
+			breakers.put(state.breaker().domain(), state.breaker());
+			scopes.put(state.scope().key(), state.scope());
+			accounts.put(state.account().name(), state.account());
+		});
+		Map<String, ChainState> chains = new LinkedHashMap<>();
+		Map<String, TargetRuntime[]> resolved = this.chains;
+		this.registry.chains().forEach((name, members) -> {
+			TargetRuntime[] runtimes = resolved.get(name);
+			boolean usable = false;
+			for (String member : members) {
+				usable |= targets.get(member).usable();
+			}
+			chains.put(name, new ChainState(name, members, this.registry.configuredChains().getOrDefault(name, List.of()),
+					usable, usable ? null : availableAt(runtimes, now)));
+		});
+		return new ResilienceState(now, Collections.unmodifiableMap(targets), Collections.unmodifiableMap(chains),
+				Collections.unmodifiableMap(breakers), Collections.unmodifiableMap(scopes),
+				Collections.unmodifiableMap(accounts));
+	}
+
+	// Operate ----------------------------------------------------------------------------
+
+	@Override
+	public void forceOpen(String target) {
+		get(target).breaker().forceOpen();
+	}
+
+	@Override
+	public void close(String target) {
+		get(target).breaker().close();
+	}
+
+	@Override
+	public void reset(String target) {
+		get(target).breaker().reset();
+	}
+
+	@Override
+	public void disable(String target) {
+		get(target).breaker().disable();
+	}
+
+	@Override
+	public void unpark(String account) {
+		this.accounts.unpark(knownAccount(account));
+	}
+
+	@Override
+	public void unlock(String account) {
+		this.accounts.unlock(knownAccount(account));
+	}
+
+	@Override
+	public void release(String scope) {
+		Map<String, Boolean> known = new TreeMap<>();
+		this.byName.values().forEach((runtime) -> known.put(runtime.target().quotaScope(), true));
+		if (!known.containsKey(scope)) {
+			throw new IllegalArgumentException("No quota scope named '" + scope + "'; known scopes: " + known.keySet());
+		}
+		this.gate.release(scope);
+	}
+
+	@Override
+	public void replaceChain(String chain, List<String> targets) {
+		this.registry.replaceChain(chain, targets);
+	}
+
+	private String knownAccount(String account) {
+		Map<String, Boolean> known = new TreeMap<>();
+		this.byName.values().forEach((runtime) -> known.put(runtime.target().account(), true));
+		if (!known.containsKey(account)) {
+			throw new IllegalArgumentException("No account named '" + account + "'; known accounts: "
+					+ known.keySet());
+		}
+		return account;
+	}
+
+}
