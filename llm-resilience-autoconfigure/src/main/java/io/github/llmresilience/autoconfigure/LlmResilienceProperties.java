@@ -1,19 +1,31 @@
 package io.github.llmresilience.autoconfigure;
 
+import java.lang.reflect.RecordComponent;
 import java.net.URI;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.github.llmresilience.autoconfigure.InvalidLlmResiliencePropertiesException.Problem;
 import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.classify.ClassifierSettings;
+import io.github.llmresilience.classify.UnclassifiedListener;
 import io.github.llmresilience.execute.TimeoutSettings;
 import io.github.llmresilience.execute.UnknownExceptions;
-import io.github.llmresilience.timeout.TimeLimits;
+import io.github.llmresilience.retry.RetrySettings;
+import io.github.llmresilience.throttle.AccountSettings;
+import io.github.llmresilience.throttle.ThrottleSettings;
+import io.github.llmresilience.timeout.AdaptiveSettings;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -21,12 +33,20 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * Configuration of llm-resilience: the targets a request can be served from, the chains
  * that order them, and the thresholds of each mechanism. Validated at startup; a bad value
- * stops the application with a message naming the property.
+ * stops the application with a message naming the property. The ranges are the settings
+ * records' own ({@link BreakerSettings}, {@link RetrySettings} and the others check their
+ * components when built, as {@code LlmResilience.builder()} builds them): the properties
+ * build each record and name the property of the component it rejects, so startup and
+ * the builder accept the same values. Only rules between properties that no one record
+ * holds are checked here.
  */
 @ConfigurationProperties("llm.resilience")
 public class LlmResilienceProperties implements InitializingBean {
 
 	static final String PREFIX = "llm.resilience";
+
+	/** What precedes the rejected value in a settings record's message. */
+	private static final String VALUE_MARK = ", was ";
 
 	/** Whether llm-resilience protects calls at all. */
 	private boolean enabled = true;
@@ -114,7 +134,8 @@ public class LlmResilienceProperties implements InitializingBean {
 	/** Every problem of this configuration that needs no other bean to find. */
 	List<Problem> validate() {
 		List<Problem> problems = new ArrayList<>();
-		this.targets.forEach((name, target) -> target.validate(PREFIX + ".targets." + name, problems));
+		this.targets.forEach((name, target) -> target.validate(PREFIX + ".targets." + name, this.breaker,
+				this.timeouts, problems));
 		this.chains.forEach((name, members) -> {
 			String property = PREFIX + ".chains." + name;
 			if (members == null || members.isEmpty()) {
@@ -195,63 +216,102 @@ public class LlmResilienceProperties implements InitializingBean {
 		}
 	}
 
-	/**
-	 * The ranges of breaker thresholds, shared by the defaults and the per-target
-	 * overrides (where an unset value is {@code null} and allowed).
-	 */
-	static void validateThresholds(String property, Integer slidingWindowSize, Integer minimumCalls,
-			Float failureRateThreshold, Float slowCallRateThreshold, Duration slowCallDuration, Duration openDuration,
-			Duration openDurationMax, boolean required, List<Problem> problems) {
-		if (required || slidingWindowSize != null) {
-			requireRange(property + ".sliding-window-size", slidingWindowSize, 1, 10_000, problems);
-		}
-		if (required || minimumCalls != null) {
-			requireRange(property + ".minimum-calls", minimumCalls, 1, 10_000, problems);
-		}
-		if (required || failureRateThreshold != null) {
-			requireRange(property + ".failure-rate-threshold", failureRateThreshold, 1, 100, problems);
-		}
-		if (required || slowCallRateThreshold != null) {
-			requireRange(property + ".slow-call-rate-threshold", slowCallRateThreshold, 1, 100, problems);
-		}
-		if (required || slowCallDuration != null) {
-			requirePositive(property + ".slow-call-duration", slowCallDuration, problems);
-		}
-		if (required || openDuration != null) {
-			requirePositive(property + ".open-duration", openDuration, problems);
-		}
-		if (required || openDurationMax != null) {
-			requirePositive(property + ".open-duration-max", openDurationMax, problems);
-		}
-	}
-
 	static String quote(Object value) {
 		return (value != null) ? "'" + value + "'" : "null";
 	}
 
-	static void requirePositive(String property, Duration value, List<Problem> problems) {
-		if (value == null || value.isNegative() || value.isZero() || value.compareTo(TimeLimits.MAX) > 0) {
-			problems.add(new Problem(property, String.valueOf(value),
-					"must be a positive duration of at most " + TimeLimits.MAX.toDays() + " days"));
+	/**
+	 * Build a settings record from property values, so that startup accepts exactly what
+	 * the record accepts. A component the record rejects becomes a problem naming that
+	 * component's property, unless an equal problem is listed already.
+	 * @param <T> the record
+	 * @param type the record's class, whose components may be named in its messages
+	 * @param propertyOf the property of each component, by component name
+	 * @param settings builds the record from the property values
+	 * @param problems where a rejection is added
+	 */
+	private static <T extends Record> void build(Class<T> type, Function<String, String> propertyOf,
+			Supplier<T> settings, List<Problem> problems) {
+		try {
+			settings.get();
+		}
+		catch (IllegalArgumentException ex) {
+			Problem problem = problem(type, propertyOf, ex.getMessage());
+			if (!problems.contains(problem)) {
+				problems.add(problem);
+			}
 		}
 	}
 
-	static void requireNotNegative(String property, Duration value, List<Problem> problems) {
-		if (value == null || value.isNegative() || value.compareTo(TimeLimits.MAX) > 0) {
-			problems.add(new Problem(property, String.valueOf(value),
-					"must be zero or a positive duration of at most " + TimeLimits.MAX.toDays() + " days"));
+	/**
+	 * The problem a settings record's message describes. A record's message starts with
+	 * the component's name, states the range, and ends with the value
+	 * ({@code "maxAttempts must be between 1 and 10, was 0"}); a component compared with
+	 * is named with its value in parentheses ({@code "at least backoffBase (PT0.5S)"}).
+	 * Each component name becomes its property.
+	 */
+	private static Problem problem(Class<? extends Record> type, Function<String, String> propertyOf, String message) {
+		String text = String.valueOf(message);
+		int space = text.indexOf(' ');
+		String component = (space > 0) ? text.substring(0, space) : "";
+		Set<String> components = new LinkedHashSet<>();
+		for (RecordComponent recordComponent : type.getRecordComponents()) {
+			components.add(recordComponent.getName());
 		}
+		if (!components.contains(component)) {
+			return new Problem(type.getSimpleName(), "", text);
+		}
+		int was = text.lastIndexOf(VALUE_MARK);
+		String value = (was > space) ? text.substring(was + VALUE_MARK.length()) : "";
+		String allowed = text.substring(space + 1, (was > space) ? was : text.length());
+		for (String other : components) {
+			allowed = Pattern.compile("\\b" + Pattern.quote(other) + " \\(")
+				.matcher(allowed)
+				.replaceAll(Matcher.quoteReplacement(propertyOf.apply(other) + " ("));
+		}
+		return new Problem(propertyOf.apply(component), value, allowed);
 	}
 
-	static void requireRange(String property, Number value, double min, double max, List<Problem> problems) {
-		if (value == null || value.doubleValue() < min || value.doubleValue() > max || Double.isNaN(value.doubleValue())) {
-			problems.add(new Problem(property, String.valueOf(value), "must be between " + format(min) + " and "
-					+ format(max)));
-		}
+	/**
+	 * The property of each component below the given prefix: {@code maxAttempts} is
+	 * {@code prefix.max-attempts}.
+	 */
+	private static Function<String, String> under(String prefix) {
+		return (component) -> prefix + "." + kebabCase(component);
 	}
 
-	private static String format(double value) {
-		return (value == Math.rint(value)) ? Long.toString((long) value) : Double.toString(value);
+	/**
+	 * The property of each component of a per-target override: the target's own when it
+	 * sets the component, else the default's.
+	 */
+	private static Function<String, String> overriding(String targetPrefix, Set<String> overridden,
+			String defaultPrefix) {
+		return (component) -> (overridden.contains(component) ? targetPrefix : defaultPrefix) + "."
+				+ kebabCase(component);
+	}
+
+	private static String kebabCase(String component) {
+		StringBuilder name = new StringBuilder(component.length() + 4);
+		for (int i = 0; i < component.length(); i++) {
+			char c = component.charAt(i);
+			if (Character.isUpperCase(c)) {
+				name.append('-').append(Character.toLowerCase(c));
+			}
+			else {
+				name.append(c);
+			}
+		}
+		return name.toString();
+	}
+
+	private static <V> V orDefault(V value, V defaultValue) {
+		return (value != null) ? value : defaultValue;
+	}
+
+	private static void addIfSet(Set<String> overridden, String component, Object value) {
+		if (value != null) {
+			overridden.add(component);
+		}
 	}
 
 	/** One place a request can be served from. */
@@ -335,7 +395,7 @@ public class LlmResilienceProperties implements InitializingBean {
 			return this.timeouts;
 		}
 
-		void validate(String property, List<Problem> problems) {
+		void validate(String property, Breaker breakerDefaults, Timeouts timeoutDefaults, List<Problem> problems) {
 			if (this.provider == null || this.provider.isBlank()) {
 				problems.add(new Problem(property + ".provider", "null",
 						"every target needs a provider (vendor id such as openai or anthropic)"));
@@ -346,8 +406,8 @@ public class LlmResilienceProperties implements InitializingBean {
 			if (this.region == null || this.region.isBlank()) {
 				problems.add(new Problem(property + ".region", quote(this.region), "must not be blank"));
 			}
-			this.breaker.validate(property + ".breaker", problems);
-			this.timeouts.validate(property + ".timeouts", problems);
+			this.breaker.validate(property + ".breaker", breakerDefaults, problems);
+			this.timeouts.validate(property + ".timeouts", timeoutDefaults, problems);
 		}
 
 		@Override
@@ -490,19 +550,13 @@ public class LlmResilienceProperties implements InitializingBean {
 				problems.add(new Problem(property + ".failure-domain", String.valueOf(this.failureDomain),
 						"must list one or more of " + allowed));
 			}
-			validateThresholds(property, this.slidingWindowSize, this.minimumCalls, this.failureRateThreshold,
-					this.slowCallRateThreshold, this.slowCallDuration, this.openDuration, this.openDurationMax, true,
+			build(BreakerSettings.class, under(property),
+					() -> new BreakerSettings(this.slidingWindowSize, this.minimumCalls, this.failureRateThreshold,
+							this.slowCallDuration, this.slowCallRateThreshold, this.openDuration,
+							this.openDurationMax, this.halfOpenCalls,
+							orDefault(this.slowFirstTokenDuration, BreakerSettings.DEFAULT_SLOW_FIRST_TOKEN),
+							this.halfOpenTimeout),
 					problems);
-			if (this.openDuration != null && this.openDurationMax != null
-					&& this.openDurationMax.compareTo(this.openDuration) < 0) {
-				problems.add(new Problem(property + ".open-duration-max", this.openDurationMax.toString(),
-						"must be at least " + property + ".open-duration (" + this.openDuration + ")"));
-			}
-			requireRange(property + ".half-open-calls", this.halfOpenCalls, 1, 100, problems);
-			if (this.slowFirstTokenDuration != null) {
-				requirePositive(property + ".slow-first-token-duration", this.slowFirstTokenDuration, problems);
-			}
-			requirePositive(property + ".half-open-timeout", this.halfOpenTimeout, problems);
 		}
 
 	}
@@ -605,13 +659,37 @@ public class LlmResilienceProperties implements InitializingBean {
 					&& this.slowFirstTokenDuration == null;
 		}
 
-		void validate(String property, List<Problem> problems) {
-			validateThresholds(property, this.slidingWindowSize, this.minimumCalls, this.failureRateThreshold,
-					this.slowCallRateThreshold, this.slowCallDuration, this.openDuration, this.openDurationMax, false,
-					problems);
-			if (this.slowFirstTokenDuration != null) {
-				requirePositive(property + ".slow-first-token-duration", this.slowFirstTokenDuration, problems);
+		/**
+		 * Check the breaker this target gets: its overrides over the defaults. A rule
+		 * between an override and a default (open-duration-max at least open-duration)
+		 * names both properties.
+		 */
+		void validate(String property, Breaker defaults, List<Problem> problems) {
+			if (isEmpty()) {
+				return;
 			}
+			Set<String> overridden = new LinkedHashSet<>();
+			addIfSet(overridden, "slidingWindowSize", this.slidingWindowSize);
+			addIfSet(overridden, "minimumCalls", this.minimumCalls);
+			addIfSet(overridden, "failureRateThreshold", this.failureRateThreshold);
+			addIfSet(overridden, "slowCallDuration", this.slowCallDuration);
+			addIfSet(overridden, "slowCallRateThreshold", this.slowCallRateThreshold);
+			addIfSet(overridden, "openDuration", this.openDuration);
+			addIfSet(overridden, "openDurationMax", this.openDurationMax);
+			addIfSet(overridden, "slowFirstTokenDuration", this.slowFirstTokenDuration);
+			build(BreakerSettings.class, overriding(property, overridden, PREFIX + ".breaker"),
+					() -> new BreakerSettings(orDefault(this.slidingWindowSize, defaults.getSlidingWindowSize()),
+							orDefault(this.minimumCalls, defaults.getMinimumCalls()),
+							orDefault(this.failureRateThreshold, defaults.getFailureRateThreshold()),
+							orDefault(this.slowCallDuration, defaults.getSlowCallDuration()),
+							orDefault(this.slowCallRateThreshold, defaults.getSlowCallRateThreshold()),
+							orDefault(this.openDuration, defaults.getOpenDuration()),
+							orDefault(this.openDurationMax, defaults.getOpenDurationMax()),
+							defaults.getHalfOpenCalls(),
+							orDefault(this.slowFirstTokenDuration, orDefault(defaults.getSlowFirstTokenDuration(),
+									BreakerSettings.DEFAULT_SLOW_FIRST_TOKEN)),
+							defaults.getHalfOpenTimeout()),
+					problems);
 		}
 
 	}
@@ -686,16 +764,8 @@ public class LlmResilienceProperties implements InitializingBean {
 		}
 
 		void validate(String property, List<Problem> problems) {
-			requireRange(property + ".max-attempts", this.maxAttempts, 1, 10, problems);
-			requireNotNegative(property + ".backoff-base", this.backoffBase, problems);
-			requireNotNegative(property + ".backoff-max", this.backoffMax, problems);
-			if (this.backoffBase != null && this.backoffMax != null && this.backoffMax.compareTo(this.backoffBase) < 0) {
-				problems.add(new Problem(property + ".backoff-max", this.backoffMax.toString(),
-						"must be at least " + property + ".backoff-base (" + this.backoffBase + ")"));
-			}
-			requireRange(property + ".budget-ratio", this.budgetRatio, 0, 1, problems);
-			requirePositive(property + ".budget-window", this.budgetWindow, problems);
-			requireRange(property + ".budget-minimum", this.budgetMinimum, 0, 1_000_000, problems);
+			build(RetrySettings.class, under(property), () -> new RetrySettings(this.maxAttempts, this.backoffBase,
+					this.backoffMax, this.budgetRatio, this.budgetWindow, this.budgetMinimum), problems);
 		}
 
 	}
@@ -748,19 +818,14 @@ public class LlmResilienceProperties implements InitializingBean {
 		}
 
 		void validate(String property, List<Problem> problems) {
-			requirePositive(property + ".default-wait", this.defaultWait, problems);
-			requirePositive(property + ".max-wait", this.maxWait, problems);
-			requirePositive(property + ".quota-threshold", this.quotaThreshold, problems);
-			if (this.minWait == null || this.minWait.isNegative()
-					|| (this.defaultWait != null && this.minWait.compareTo(this.defaultWait) >= 0)) {
-				problems.add(new Problem(property + ".min-wait", String.valueOf(this.minWait),
-						"must be zero or more and below " + property + ".default-wait (" + this.defaultWait + ")"));
-			}
-			if (this.defaultWait != null && this.maxWait != null && this.defaultWait.compareTo(this.maxWait) > 0) {
-				problems.add(new Problem(property + ".default-wait", this.defaultWait.toString(),
-						"must not exceed " + property + ".max-wait (" + this.maxWait + ")"));
-			}
-			if (this.maxWait != null && this.quotaThreshold != null && this.quotaThreshold.compareTo(this.maxWait) < 0) {
+			build(ThrottleSettings.class, under(property),
+					() -> new ThrottleSettings(this.defaultWait, this.maxWait, this.minWait), problems);
+			build(ClassifierSettings.class, under(property),
+					() -> new ClassifierSettings(Clock.systemUTC(), this.quotaThreshold, UnclassifiedListener.NONE),
+					problems);
+			// A rule between two records: a hint the gate would cut must not be a quota.
+			if (this.maxWait != null && this.quotaThreshold != null
+					&& this.quotaThreshold.compareTo(this.maxWait) < 0) {
 				problems.add(new Problem(property + ".quota-threshold", this.quotaThreshold.toString(),
 						"must be at least " + property + ".max-wait (" + this.maxWait + ")"));
 			}
@@ -794,12 +859,9 @@ public class LlmResilienceProperties implements InitializingBean {
 		}
 
 		void validate(String property, List<Problem> problems) {
-			requirePositive(property + ".default-park", this.defaultPark, problems);
-			requirePositive(property + ".max-park", this.maxPark, problems);
-			if (this.defaultPark != null && this.maxPark != null && this.defaultPark.compareTo(this.maxPark) > 0) {
-				problems.add(new Problem(property + ".default-park", this.defaultPark.toString(),
-						"must not exceed " + property + ".max-park (" + this.maxPark + ")"));
-			}
+			AccountSettings defaults = AccountSettings.defaults();
+			build(AccountSettings.class, under(property), () -> new AccountSettings(this.defaultPark, this.maxPark,
+					defaults.lockAfter(), defaults.lockDuration(), defaults.lockDurationMax()), problems);
 		}
 
 	}
@@ -841,14 +903,9 @@ public class LlmResilienceProperties implements InitializingBean {
 		}
 
 		void validate(String property, List<Problem> problems) {
-			requireRange(property + ".lock-after", this.lockAfter, 1, 100, problems);
-			requirePositive(property + ".lock-duration", this.lockDuration, problems);
-			requirePositive(property + ".lock-duration-max", this.lockDurationMax, problems);
-			if (this.lockDuration != null && this.lockDurationMax != null
-					&& this.lockDurationMax.compareTo(this.lockDuration) < 0) {
-				problems.add(new Problem(property + ".lock-duration-max", this.lockDurationMax.toString(),
-						"must be at least " + property + ".lock-duration (" + this.lockDuration + ")"));
-			}
+			AccountSettings defaults = AccountSettings.defaults();
+			build(AccountSettings.class, under(property), () -> new AccountSettings(defaults.defaultPark(),
+					defaults.maxPark(), this.lockAfter, this.lockDuration, this.lockDurationMax), problems);
 		}
 
 	}
@@ -907,10 +964,8 @@ public class LlmResilienceProperties implements InitializingBean {
 		}
 
 		void validate(String property, List<Problem> problems) {
-			requirePositive(property + ".call", this.call, problems);
-			requirePositive(property + ".attempt", this.attempt, problems);
-			requirePositive(property + ".first-token", this.firstToken, problems);
-			requirePositive(property + ".stall", this.stall, problems);
+			build(TimeoutSettings.class, under(property), () -> new TimeoutSettings(this.attempt, this.firstToken,
+					this.stall, AdaptiveSettings.defaults(), this.call), problems);
 			this.adaptive.validate(property + ".adaptive", problems);
 		}
 
@@ -991,10 +1046,8 @@ public class LlmResilienceProperties implements InitializingBean {
 		}
 
 		void validate(String property, List<Problem> problems) {
-			requireRange(property + ".min-samples", this.minSamples, 1, 1_000_000, problems);
-			requireRange(property + ".multiplier", this.multiplier, 1, 100, problems);
-			requirePositive(property + ".floor", this.floor, problems);
-			requireRange(property + ".floor-ratio", this.floorRatio, 0, 1, problems);
+			build(AdaptiveSettings.class, under(property), () -> new AdaptiveSettings(this.enabled, this.minSamples,
+					this.multiplier, this.floor, this.floorRatio), problems);
 		}
 
 	}
@@ -1035,16 +1088,21 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.stall = stall;
 		}
 
-		void validate(String property, List<Problem> problems) {
-			if (this.attempt != null) {
-				requirePositive(property + ".attempt", this.attempt, problems);
+		/** Check the time limits this target gets: its overrides over the defaults. */
+		void validate(String property, Timeouts defaults, List<Problem> problems) {
+			Set<String> overridden = new LinkedHashSet<>();
+			addIfSet(overridden, "attempt", this.attempt);
+			addIfSet(overridden, "firstToken", this.firstToken);
+			addIfSet(overridden, "stall", this.stall);
+			if (overridden.isEmpty()) {
+				return;
 			}
-			if (this.firstToken != null) {
-				requirePositive(property + ".first-token", this.firstToken, problems);
-			}
-			if (this.stall != null) {
-				requirePositive(property + ".stall", this.stall, problems);
-			}
+			build(TimeoutSettings.class, overriding(property, overridden, PREFIX + ".timeouts"),
+					() -> new TimeoutSettings(orDefault(this.attempt, defaults.getAttempt()),
+							orDefault(this.firstToken, defaults.getFirstToken()),
+							orDefault(this.stall, defaults.getStall()), AdaptiveSettings.defaults(),
+							defaults.getCall()),
+					problems);
 		}
 
 	}

@@ -5,16 +5,19 @@ import java.time.Duration;
 import io.github.llmresilience.timeout.TimeLimits;
 
 /**
- * The thresholds of one failure domain's breaker.
+ * The thresholds of one failure domain's breaker. Every duration is positive and at most
+ * {@link TimeLimits#MAX}; a component out of its range fails construction.
  *
- * @param slidingWindowSize calls the rates are computed over
- * @param minimumCalls calls needed before the rates are evaluated
- * @param failureRateThreshold failure rate, in percent, that opens the breaker
+ * @param slidingWindowSize calls the rates are computed over (1 to 10,000)
+ * @param minimumCalls calls needed before the rates are evaluated (1 to 10,000)
+ * @param failureRateThreshold failure rate, in percent, that opens the breaker (1 to 100)
  * @param slowCallDuration a successful call slower than this is slow
- * @param slowCallRateThreshold slow-call rate, in percent, that opens the breaker
+ * @param slowCallRateThreshold slow-call rate, in percent, that opens the breaker (1 to
+ * 100)
  * @param openDuration how long the breaker stays open before one trial
- * @param openDurationMax the longest open duration; each failed trial doubles it
- * @param halfOpenCalls trial calls let through when half-open
+ * @param openDurationMax the longest open duration, at least {@code openDuration}; each
+ * failed trial doubles the open duration up to it
+ * @param halfOpenCalls trial calls let through when half-open (1 to 100)
  * @param slowFirstTokenDuration a stream whose first element came later than this is
  * slow (a stream's latency is its time to first token, so it needs its own threshold)
  * @param halfOpenTimeout the longest a half-open breaker waits for its trials to report;
@@ -30,17 +33,26 @@ public record BreakerSettings(int slidingWindowSize, int minimumCalls, float fai
 	/** The default safety limit of the half-open state. */
 	public static final Duration DEFAULT_HALF_OPEN_TIMEOUT = Duration.ofMinutes(5);
 
+	/**
+	 * Check every component.
+	 * @throws IllegalArgumentException naming the first component out of its range, the
+	 * range and the value
+	 */
 	public BreakerSettings {
-		requireRange("sliding-window-size", slidingWindowSize, 1, 10_000);
-		requireRange("minimum-calls", minimumCalls, 1, 10_000);
-		requireRange("failure-rate-threshold", failureRateThreshold, 1, 100);
-		requireRange("slow-call-rate-threshold", slowCallRateThreshold, 1, 100);
-		requireRange("half-open-calls", halfOpenCalls, 1, 1_000);
-		requirePositive("slow-call-duration", slowCallDuration);
-		requirePositive("open-duration", openDuration);
-		requirePositive("open-duration-max", openDurationMax);
-		requirePositive("slow-first-token-duration", slowFirstTokenDuration);
-		requirePositive("half-open-timeout", halfOpenTimeout);
+		requireRange("slidingWindowSize", slidingWindowSize, 1, 10_000);
+		requireRange("minimumCalls", minimumCalls, 1, 10_000);
+		requireRange("failureRateThreshold", failureRateThreshold, 1, 100);
+		TimeLimits.requirePositive("slowCallDuration", slowCallDuration);
+		requireRange("slowCallRateThreshold", slowCallRateThreshold, 1, 100);
+		TimeLimits.requirePositive("openDuration", openDuration);
+		TimeLimits.requirePositive("openDurationMax", openDurationMax);
+		if (openDurationMax.compareTo(openDuration) < 0) {
+			throw new IllegalArgumentException("openDurationMax must be at least openDuration (" + openDuration
+					+ "), was " + openDurationMax);
+		}
+		requireRange("halfOpenCalls", halfOpenCalls, 1, 100);
+		TimeLimits.requirePositive("slowFirstTokenDuration", slowFirstTokenDuration);
+		TimeLimits.requirePositive("halfOpenTimeout", halfOpenTimeout);
 	}
 
 	/** Settings with the default stream threshold and half-open timeout. */
@@ -82,15 +94,18 @@ public record BreakerSettings(int slidingWindowSize, int minimumCalls, float fai
 		return Duration.ofMillis(wait);
 	}
 
-	private static void requireRange(String name, double value, double min, double max) {
-		if (!(value >= min && value <= max)) {
-			throw new IllegalArgumentException(name + " must be between " + (long) min + " and " + (long) max
-					+ ", was " + value);
+	private static void requireRange(String name, int value, int min, int max) {
+		if (value < min || value > max) {
+			throw new IllegalArgumentException(
+					name + " must be between " + min + " and " + max + ", was " + value);
 		}
 	}
 
-	private static void requirePositive(String name, Duration value) {
-		TimeLimits.requirePositive(name, value);
+	private static void requireRange(String name, float value, int min, int max) {
+		if (!(value >= min && value <= max)) {
+			throw new IllegalArgumentException(
+					name + " must be between " + min + " and " + max + ", was " + value);
+		}
 	}
 
 }

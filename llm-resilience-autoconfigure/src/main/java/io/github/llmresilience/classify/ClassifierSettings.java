@@ -2,7 +2,8 @@ package io.github.llmresilience.classify;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Objects;
+
+import io.github.llmresilience.timeout.TimeLimits;
 
 /**
  * What the built-in classifiers need besides the answer itself.
@@ -15,7 +16,7 @@ import java.util.Objects;
  * as Azure's "Please retry after 86400 seconds" does. A bare {@code retry-after} (or
  * {@code retry-after-ms}, or Gemini's {@code RetryInfo}) never is on its own: one absurd
  * header value must not park a whole account for weeks; the throttle gate cuts it to
- * {@code throttle.max-wait} instead
+ * {@code throttle.max-wait} instead. Positive, at most {@link TimeLimits#MAX}
  * @param listener told about every answer the vendor's table does not know
  */
 public record ClassifierSettings(Clock clock, Duration quotaThreshold, UnclassifiedListener listener) {
@@ -23,12 +24,18 @@ public record ClassifierSettings(Clock clock, Duration quotaThreshold, Unclassif
 	/** The default {@link #quotaThreshold()}: one hour. */
 	public static final Duration DEFAULT_QUOTA_THRESHOLD = Duration.ofHours(1);
 
+	/**
+	 * Check every component.
+	 * @throws IllegalArgumentException naming the first component that is missing or out
+	 * of its range, the range and the value
+	 */
 	public ClassifierSettings {
-		Objects.requireNonNull(clock, "clock");
-		Objects.requireNonNull(quotaThreshold, "quotaThreshold");
-		Objects.requireNonNull(listener, "listener");
-		if (quotaThreshold.isNegative() || quotaThreshold.isZero()) {
-			throw new IllegalArgumentException("quotaThreshold must be positive, was " + quotaThreshold);
+		if (clock == null) {
+			throw new IllegalArgumentException("clock must not be null");
+		}
+		TimeLimits.requirePositive("quotaThreshold", quotaThreshold);
+		if (listener == null) {
+			throw new IllegalArgumentException("listener must not be null");
 		}
 	}
 

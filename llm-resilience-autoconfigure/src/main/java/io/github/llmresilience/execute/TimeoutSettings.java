@@ -1,13 +1,13 @@
 package io.github.llmresilience.execute;
 
 import java.time.Duration;
-import java.util.Objects;
 
 import io.github.llmresilience.timeout.AdaptiveSettings;
 import io.github.llmresilience.timeout.TimeLimits;
 
 /**
- * Time limits of calls and attempts.
+ * Time limits of calls and attempts. Every duration is positive and at most
+ * {@link TimeLimits#MAX}; a component out of its range fails construction.
  *
  * @param attempt how long a non-streaming attempt may take
  * @param firstToken how long a streaming attempt may take to its first element
@@ -22,12 +22,19 @@ public record TimeoutSettings(Duration attempt, Duration firstToken, Duration st
 	/** The default deadline of a call: one timed-out attempt and a whole one on a backup. */
 	public static final Duration DEFAULT_CALL = Duration.ofSeconds(60);
 
+	/**
+	 * Check every component.
+	 * @throws IllegalArgumentException naming the first component out of its range, the
+	 * range and the value
+	 */
 	public TimeoutSettings {
 		TimeLimits.requirePositive("attempt", attempt);
-		TimeLimits.requirePositive("first-token", firstToken);
+		TimeLimits.requirePositive("firstToken", firstToken);
 		TimeLimits.requirePositive("stall", stall);
+		if (adaptive == null) {
+			throw new IllegalArgumentException("adaptive must not be null");
+		}
 		TimeLimits.requirePositive("call", call);
-		Objects.requireNonNull(adaptive, "adaptive");
 	}
 
 	/** Limits with the default call deadline. */

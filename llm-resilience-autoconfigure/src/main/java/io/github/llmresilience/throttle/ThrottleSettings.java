@@ -2,20 +2,43 @@ package io.github.llmresilience.throttle;
 
 import java.time.Duration;
 
+import io.github.llmresilience.timeout.TimeLimits;
+
 /**
- * How long a rate-limited quota scope stays gated.
+ * How long a rate-limited quota scope stays gated. A component out of its range fails
+ * construction.
  *
- * @param defaultWait the gate when the vendor named no wait, or one below {@code minWait}
- * @param maxWait the longest gate; longer hints are cut to it
+ * @param defaultWait the gate when the vendor named no wait, or one below {@code minWait};
+ * positive, at most {@code maxWait}
+ * @param maxWait the longest gate; longer hints are cut to it; positive, at most
+ * {@link TimeLimits#MAX}
  * @param minWait the shortest hint believed: a zero, sub-millisecond or already-passed
  * hint (clock skew) would gate the scope for nothing and send every call to the
  * rate-limited target first, so anything shorter counts as no hint; zero believes
- * every hint
+ * every hint; zero or more and below {@code defaultWait}
  */
 public record ThrottleSettings(Duration defaultWait, Duration maxWait, Duration minWait) {
 
 	/** The default {@link #minWait()}: 100 ms. */
 	public static final Duration DEFAULT_MIN_WAIT = Duration.ofMillis(100);
+
+	/**
+	 * Check every component.
+	 * @throws IllegalArgumentException naming the first component out of its range, the
+	 * range and the value
+	 */
+	public ThrottleSettings {
+		TimeLimits.requirePositive("defaultWait", defaultWait);
+		TimeLimits.requirePositive("maxWait", maxWait);
+		if (defaultWait.compareTo(maxWait) > 0) {
+			throw new IllegalArgumentException(
+					"defaultWait must not exceed maxWait (" + maxWait + "), was " + defaultWait);
+		}
+		if (minWait == null || minWait.isNegative() || minWait.compareTo(defaultWait) >= 0) {
+			throw new IllegalArgumentException(
+					"minWait must be zero or more and below defaultWait (" + defaultWait + "), was " + minWait);
+		}
+	}
 
 	/**
 	 * Settings with the default {@link #minWait()}.

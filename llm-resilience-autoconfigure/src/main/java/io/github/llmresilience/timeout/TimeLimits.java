@@ -30,4 +30,19 @@ public final class TimeLimits {
 		return value;
 	}
 
+	/**
+	 * Check a duration that may be zero.
+	 * @param name the setting's name, for the message
+	 * @param value the value
+	 * @return the value
+	 * @throws IllegalArgumentException when it is null, negative or beyond {@link #MAX}
+	 */
+	public static Duration requireNotNegative(String name, Duration value) {
+		if (value == null || value.isNegative() || value.compareTo(MAX) > 0) {
+			throw new IllegalArgumentException(
+					name + " must be zero or a positive duration of at most " + MAX.toDays() + " days, was " + value);
+		}
+		return value;
+	}
+
 }
