@@ -46,8 +46,8 @@ public final class Breaker {
 
 	/**
 	 * Trial permits a half-open breaker has left, mirroring Resilience4j's own count (which
-	 * it does not expose): taken by an acquire, given back by a release, reset by every
-	 * transition.
+	 * it does not expose): taken by an acquire, given back by a release or an ignored
+	 * failure, reset by every transition.
 	 */
 	private final AtomicInteger freeTrials = new AtomicInteger();
 
@@ -107,6 +107,11 @@ public final class Breaker {
 	/** Give back a permit unused: the call was cancelled, or was not the provider's to judge. */
 	public void release() {
 		this.circuitBreaker.releasePermission();
+		trialReturned();
+	}
+
+	/** A permit Resilience4j took back: a half-open breaker has one more trial free. */
+	private void trialReturned() {
 		if (this.circuitBreaker.getState() == CircuitBreaker.State.HALF_OPEN
 				&& this.freeTrials.incrementAndGet() > this.settings.halfOpenCalls()) {
 			this.freeTrials.decrementAndGet();
@@ -135,14 +140,20 @@ public final class Breaker {
 
 	/**
 	 * Record a classified failure: the breaker's predicates count it as a failure,
-	 * success or nothing, as the verdict says.
+	 * success or nothing, as the verdict says. An ignored failure gives its permit back,
+	 * so a half-open breaker has its trial free again.
 	 */
 	public void onFailure(long nanos, Verdict verdict, Throwable cause) {
 		this.circuitBreaker.onError(nanos, TimeUnit.NANOSECONDS, new ClassifiedFailure(verdict, cause));
+		if (Breakers.ignores(verdict.outcome())) {
+			// Resilience4j released the permit of an ignored error itself.
+			trialReturned();
+		}
 	}
 
 	/**
-	 * When this breaker may let a call through: the end of the open duration when open;
+	 * When this breaker may let a call through: the end of the open duration when open
+	 * (or {@code now} when that has passed: never a moment already past);
 	 * {@code null} when forced open (an operator holds it, so no time can be told);
 	 * {@code now} otherwise. A half-open breaker whose trials are all taken says
 	 * {@code now} too, as its trial ends within an attempt, but is not
@@ -151,7 +162,10 @@ public final class Breaker {
 	 */
 	public Instant availableAt(Instant now) {
 		return switch (this.circuitBreaker.getState()) {
-			case OPEN -> Instant.ofEpochMilli(this.openUntilMillis);
+			case OPEN -> {
+				Instant openUntil = Instant.ofEpochMilli(this.openUntilMillis);
+				yield openUntil.isAfter(now) ? openUntil : now;
+			}
 			case FORCED_OPEN -> null;
 			default -> now;
 		};

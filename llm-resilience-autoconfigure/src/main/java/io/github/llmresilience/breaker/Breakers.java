@@ -75,6 +75,11 @@ public final class Breakers {
 		return this.byDomain.values();
 	}
 
+	/** Whether a breaker ignores a failure of this outcome (records neither failure nor success). */
+	static boolean ignores(Outcome outcome) {
+		return IGNORED.contains(outcome);
+	}
+
 	private Breaker create(String domain, BreakerSettings settings, Function<Throwable, Verdict> classify) {
 		Function<Throwable, Verdict> verdictOf = (error) -> (error instanceof ClassifiedFailure classified)
 				? classified.verdict() : classify.apply(error);
@@ -92,7 +97,7 @@ public final class Breakers {
 			// Resilience4j's scheduler thread of real time.
 			.maxWaitDurationInHalfOpenState(Duration.ZERO)
 			.recordException((error) -> verdictOf.apply(error).countsAsFailure())
-			.ignoreException((error) -> IGNORED.contains(verdictOf.apply(error).outcome()))
+			.ignoreException((error) -> ignores(verdictOf.apply(error).outcome()))
 			.build();
 		CircuitBreaker circuitBreaker = this.registry.circuitBreaker(domain, config);
 		Breaker breaker = new Breaker(domain, circuitBreaker, settings, this.clock);
