@@ -15,6 +15,7 @@ import io.github.llmresilience.event.StateChange.Kind;
 import io.github.llmresilience.event.StateChanges;
 import io.github.llmresilience.test.ManualTime;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,7 +43,9 @@ class BreakersTests {
 
 	private final List<StateChange> changes = new CopyOnWriteArrayList<>();
 
-	private final Breakers breakers = breakers(this.time, this.changes);
+	private final CircuitBreakerRegistry registry = CircuitBreakerRegistry.ofDefaults();
+
+	private final Breakers breakers = breakers(this.time, this.changes, this.registry);
 
 	@Test
 	void targetsOfOneFailureDomainShareOneBreaker() {
@@ -51,7 +54,7 @@ class BreakersTests {
 		assertThat(second).isSameAs(first);
 		assertThat(this.breakers.get(DOMAIN)).isSameAs(first);
 		assertThat(this.breakers.all()).containsExactly(first);
-		assertThat(this.breakers.registry().getAllCircuitBreakers()).containsExactly(first.circuitBreaker());
+		assertThat(this.registry.getAllCircuitBreakers()).containsExactly(first.circuitBreaker());
 
 		open(first);
 		assertThat(second.state()).isEqualTo(State.OPEN);
@@ -206,9 +209,13 @@ class BreakersTests {
 	}
 
 	private static Breakers breakers(Clock clock, List<StateChange> changes) {
+		return breakers(clock, changes, CircuitBreakerRegistry.ofDefaults());
+	}
+
+	private static Breakers breakers(Clock clock, List<StateChange> changes, CircuitBreakerRegistry registry) {
 		StateChanges events = new StateChanges(clock);
 		events.addListener(changes::add);
-		return new Breakers(clock, events);
+		return new Breakers(clock, events, registry);
 	}
 
 	private static void open(Breaker breaker) {
