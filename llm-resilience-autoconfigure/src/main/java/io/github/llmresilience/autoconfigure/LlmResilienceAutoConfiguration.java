@@ -20,6 +20,8 @@ import io.github.llmresilience.execute.CallObserver;
 import io.github.llmresilience.execute.ErrorExtractor;
 import io.github.llmresilience.execute.ErrorExtractors;
 import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.execute.LlmResilienceBuilder;
+import io.github.llmresilience.execute.TargetOptions;
 import io.github.llmresilience.execute.TimeoutSettings;
 import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.target.Secret;
@@ -137,7 +139,7 @@ public final class LlmResilienceAutoConfiguration {
 			@Qualifier("llmResilienceScheduler") ObjectProvider<Scheduler> scheduler,
 			@Qualifier("llmResilienceCircuitBreakerRegistry") CircuitBreakerRegistry circuitBreakers) {
 		List<CallObserver> allObservers = observers.orderedStream().toList();
-		LlmResilience.Builder builder = LlmResilience.builder()
+		LlmResilienceBuilder builder = LlmResilience.builder()
 			.clock(clock)
 			.scheduler(scheduler.getIfAvailable(CoalescingTimer::shared))
 			.circuitBreakers(circuitBreakers)
@@ -155,18 +157,18 @@ public final class LlmResilienceAutoConfiguration {
 			.observer(CompositeCallObserver.of(allObservers))
 			.unclassifiedListener(UnclassifiedListeners.of(listeners.orderedStream().toList()))
 			.unknownExceptions(properties.getClassification().getUnknownExceptions());
-		Map<String, LlmResilience.TargetOptions> options = new LinkedHashMap<>();
+		Map<String, TargetOptions> options = new LinkedHashMap<>();
 		properties.getTargets().forEach((name, target) -> {
 			// A target's own first-token timeout moves its default slow-first-token threshold.
 			BreakerSettings breaker = (target.getBreaker().isEmpty() && target.getTimeouts().getFirstToken() == null)
 					? null : breaker(properties.getBreaker(), target.getBreaker(),
 							(target.getTimeouts().getFirstToken() != null) ? target.getTimeouts().getFirstToken()
 									: properties.getTimeouts().getFirstToken());
-			options.put(name, new LlmResilience.TargetOptions(breaker, target.getTimeouts().getAttempt(),
+			options.put(name, new TargetOptions(breaker, target.getTimeouts().getAttempt(),
 					target.getTimeouts().getFirstToken(), target.getTimeouts().getStall()));
 		});
 		registry.targets().values().forEach((target) -> builder.target(target,
-				options.getOrDefault(target.name(), LlmResilience.TargetOptions.DEFAULTS)));
+				options.getOrDefault(target.name(), TargetOptions.DEFAULTS)));
 		try {
 			return builder.build(registry, events);
 		}

@@ -2,6 +2,8 @@ package io.github.llmresilience.execute;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.function.LongSupplier;
 
 import io.github.llmresilience.classify.UnclassifiedListener;
@@ -28,6 +30,21 @@ record CallContext(Clock clock, LongSupplier nanoTime, RetrySettings retry, Back
 
 	long now() {
 		return this.nanoTime.getAsLong();
+	}
+
+
+	/**
+	 * Elapsed times need a monotonic source: the system clock gets {@link System#nanoTime()};
+	 * any other clock (a test's) is its own time source.
+	 */
+	static LongSupplier nanoTimeOf(Clock clock) {
+		if (clock.withZone(ZoneOffset.UTC).equals(Clock.systemUTC())) {
+			return System::nanoTime;
+		}
+		return () -> {
+			Instant now = clock.instant();
+			return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+		};
 	}
 
 }

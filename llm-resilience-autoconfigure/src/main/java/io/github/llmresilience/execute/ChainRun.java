@@ -193,6 +193,33 @@ final class ChainRun {
 		observer.onServed(this.chain, target.target(), this.index, end - this.startNanos);
 	}
 
+	/** A value or completion came first: record the success unless the attempt was settled. */
+	void answered(TargetRuntime target, Attempt attempt) {
+		if (attempt.settle(Attempt.State.ANSWERED)) {
+			succeeded(target, attempt.startNanos(), now());
+		}
+	}
+
+	/** The subscriber cancelled first: neither success nor failure. */
+	void cancelled(TargetRuntime target, Attempt attempt) {
+		if (attempt.settle(Attempt.State.CANCELLED)) {
+			abandoned(target);
+		}
+	}
+
+	/**
+	 * An error came first: classify, settle, decide. An error after the attempt was
+	 * settled (by its cancellation) only passes through.
+	 * @return what to do next
+	 */
+	Next failed(TargetRuntime target, Attempt attempt, Throwable error) {
+		if (!attempt.settle(Attempt.State.ANSWERED)) {
+			this.stopError = error;
+			return Next.STOP;
+		}
+		return failed(target, error, now() - attempt.startNanos());
+	}
+
 	/** The attempt ended without a result (cancelled): neither success nor failure. */
 	void abandoned(TargetRuntime target) {
 		target.release();

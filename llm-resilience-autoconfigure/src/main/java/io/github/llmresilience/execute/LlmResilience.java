@@ -69,9 +69,9 @@ public final class LlmResilience {
 
 	private final TargetRuntimes targets;
 
-	private LlmResilience(Builder builder, TargetRegistry registry, StateChanges events) {
+	LlmResilience(LlmResilienceBuilder builder, TargetRegistry registry, StateChanges events) {
 		UnclassifiedListener unclassified = UnclassifiedListeners.guarded(builder.unclassified);
-		this.context = new CallContext(builder.clock, nanoTimeOf(builder.clock), builder.retry,
+		this.context = new CallContext(builder.clock, CallContext.nanoTimeOf(builder.clock), builder.retry,
 				new Backoff(builder.retry.backoffBase(), builder.retry.backoffMax(), builder.random), builder.extractors,
 				builder.unknownExceptions, unclassified, GuardedCallObserver.of(builder.observer),
 				builder.timeouts.call());
@@ -85,8 +85,9 @@ public final class LlmResilience {
 				new Accounts(builder.clock, builder.accounts, events));
 	}
 
-	public static Builder builder() {
-		return new Builder();
+	/** Build one without Spring: targets, chains and settings, each with its default. */
+	public static LlmResilienceBuilder builder() {
+		return new LlmResilienceBuilder();
 	}
 
 	// Reactive --------------------------------------------------------------------------
@@ -153,32 +154,13 @@ public final class LlmResilience {
 			source = Mono.error(ChainRun.thrown(target, ex));
 		}
 		return source.timeout(attempt.timeout(), this.scheduler)
-			.doOnCancel(() -> {
-				if (attempt.settle(State.CANCELLED)) {
-					run.abandoned(target);
-				}
-			})
-			.map((value) -> {
-				if (attempt.settle(State.ANSWERED)) {
-					run.succeeded(target, attempt.startNanos(), run.now());
-				}
-				return value;
-			})
-			.switchIfEmpty(Mono.fromRunnable(() -> {
-				if (attempt.settle(State.ANSWERED)) {
-					run.succeeded(target, attempt.startNanos(), run.now());
-				}
-			}))
-			.onErrorResume((error) -> {
-				if (!attempt.settle(State.ANSWERED)) {
-					return Mono.error(error);
-				}
-				return switch (run.failed(target, error, run.now() - attempt.startNanos())) {
-					case RETRY -> Mono.delay(Duration.ofNanos(run.delayNanos()), this.scheduler)
-						.then(Mono.defer(() -> next(run, run.afterBackoff(target), call)));
-					case NEXT_TARGET -> next(run, call);
-					case STOP -> Mono.<T>error(run.stopError());
-				};
+			.doOnCancel(() -> run.cancelled(target, attempt))
+			.doOnSuccess((value) -> run.answered(target, attempt))
+			.onErrorResume((error) -> switch (run.failed(target, attempt, error)) {
+				case RETRY -> Mono.delay(Duration.ofNanos(run.delayNanos()), this.scheduler)
+					.then(Mono.defer(() -> next(run, run.afterBackoff(target), call)));
+				case NEXT_TARGET -> next(run, call);
+				case STOP -> Mono.<T>error(run.stopError());
 			});
 	}
 
@@ -234,11 +216,7 @@ public final class LlmResilience {
 					progress.firstNanos = run.now() - start;
 				}
 			})
-			.doOnCancel(() -> {
-				if (attempt.settle(State.CANCELLED)) {
-					run.abandoned(target);
-				}
-			})
+			.doOnCancel(() -> run.cancelled(target, attempt))
 			.doOnComplete(() -> {
 				if (attempt.settle(State.ANSWERED)) {
 					long end = run.now();
@@ -423,227 +401,6 @@ public final class LlmResilience {
 	/** The breaker of a target's failure domain, for this package's tests. */
 	Breaker breaker(String target) {
 		return this.targets.get(target).breaker();
-	}
-
-	/**
-	 * Elapsed times need a monotonic source: the system clock gets {@link System#nanoTime()};
-	 * any other clock (a test's) is its own time source.
-	 */
-	private static LongSupplier nanoTimeOf(Clock clock) {
-		if (clock.withZone(ZoneOffset.UTC).equals(Clock.systemUTC())) {
-			return System::nanoTime;
-		}
-		return () -> {
-			Instant now = clock.instant();
-			return now.getEpochSecond() * 1_000_000_000L + now.getNano();
-		};
-	}
-
-	/**
-	 * Per-target settings that differ from the defaults; {@code null} takes the default.
-	 *
-	 * @param breaker the breaker settings of the target's failure domain
-	 * @param attemptTimeout the attempt timeout
-	 * @param firstTokenTimeout the time allowed to a stream's first element
-	 * @param stallTimeout the longest gap between a stream's elements
-	 */
-	public record TargetOptions(BreakerSettings breaker, Duration attemptTimeout, Duration firstTokenTimeout,
-			Duration stallTimeout) {
-
-		public static final TargetOptions DEFAULTS = new TargetOptions(null, null, null, null);
-
-		public TargetOptions(BreakerSettings breaker, Duration attemptTimeout) {
-			this(breaker, attemptTimeout, null, null);
-		}
-
-	}
-
-	/** Builds an {@link LlmResilience} without Spring. */
-	public static final class Builder {
-
-		Clock clock = Clock.systemUTC();
-
-		Scheduler scheduler = CoalescingTimer.shared();
-
-		final List<Target> targets = new ArrayList<>();
-
-		final Map<String, TargetOptions> targetOptions = new LinkedHashMap<>();
-
-		final Map<String, List<String>> chains = new LinkedHashMap<>();
-
-		BreakerSettings breaker = BreakerSettings.defaults();
-
-		List<String> failureDomain = List.of("provider", "model", "region");
-
-		RetrySettings retry = RetrySettings.defaults();
-
-		ThrottleSettings throttle = ThrottleSettings.defaults();
-
-		AccountSettings accounts = AccountSettings.defaults();
-
-		TimeoutSettings timeouts = TimeoutSettings.defaults();
-
-		ProviderClassifiers classifiers;
-
-		ErrorExtractors extractors = ErrorExtractors.standard();
-
-		CallObserver observer = CallObserver.NONE;
-
-		UnclassifiedListener unclassified = UnclassifiedListener.NONE;
-
-		UnknownExceptions unknownExceptions = UnknownExceptions.CALLER;
-
-		final List<StateChangeListener> listeners = new ArrayList<>();
-
-		DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
-
-		CircuitBreakerRegistry circuitBreakers = CircuitBreakerRegistry.ofDefaults();
-
-		StateChanges events;
-
-		private Builder() {
-		}
-
-		/** The clock for every expiry and measurement. */
-		public Builder clock(Clock clock) {
-			this.clock = Objects.requireNonNull(clock);
-			return this;
-		}
-
-		/**
-		 * The scheduler for attempt timeouts and backoff delays; by default the shared
-		 * {@link CoalescingTimer}, which arms and disarms a timeout without a lock.
-		 */
-		public Builder scheduler(Scheduler scheduler) {
-			this.scheduler = Objects.requireNonNull(scheduler);
-			return this;
-		}
-
-		public Builder target(Target target) {
-			return target(target, TargetOptions.DEFAULTS);
-		}
-
-		public Builder target(Target target, TargetOptions options) {
-			this.targets.add(Objects.requireNonNull(target));
-			this.targetOptions.put(target.name(), Objects.requireNonNull(options));
-			return this;
-		}
-
-		public Builder chain(String name, String... targets) {
-			return chain(name, List.of(targets));
-		}
-
-		public Builder chain(String name, List<String> targets) {
-			this.chains.put(name, List.copyOf(targets));
-			return this;
-		}
-
-		public Builder breaker(BreakerSettings breaker) {
-			this.breaker = Objects.requireNonNull(breaker);
-			return this;
-		}
-
-		/** Which target attributes name a failure domain: provider, model, region, account, target. */
-		public Builder failureDomain(List<String> dimensions) {
-			this.failureDomain = List.copyOf(dimensions);
-			return this;
-		}
-
-		public Builder retry(RetrySettings retry) {
-			this.retry = Objects.requireNonNull(retry);
-			return this;
-		}
-
-		public Builder throttle(ThrottleSettings throttle) {
-			this.throttle = Objects.requireNonNull(throttle);
-			return this;
-		}
-
-		public Builder accounts(AccountSettings accounts) {
-			this.accounts = Objects.requireNonNull(accounts);
-			return this;
-		}
-
-		public Builder timeouts(TimeoutSettings timeouts) {
-			this.timeouts = Objects.requireNonNull(timeouts);
-			return this;
-		}
-
-		/** The classifiers; by default the built-in ones with this builder's clock. */
-		public Builder classifiers(ProviderClassifiers classifiers) {
-			this.classifiers = classifiers;
-			return this;
-		}
-
-		public Builder extractors(ErrorExtractors extractors) {
-			this.extractors = Objects.requireNonNull(extractors);
-			return this;
-		}
-
-		public Builder observer(CallObserver observer) {
-			this.observer = Objects.requireNonNull(observer);
-			return this;
-		}
-
-		/** Told about exceptions no extractor knows (classifiers get their own listener). */
-		public Builder unclassifiedListener(UnclassifiedListener unclassified) {
-			this.unclassified = Objects.requireNonNull(unclassified);
-			return this;
-		}
-
-		/**
-		 * Whose fault an exception is that no extractor recognises: the caller's by
-		 * default (surfaces unchanged, never recorded), or the provider's.
-		 */
-		public Builder unknownExceptions(UnknownExceptions unknownExceptions) {
-			this.unknownExceptions = Objects.requireNonNull(unknownExceptions);
-			return this;
-		}
-
-		public Builder listener(StateChangeListener listener) {
-			this.listeners.add(Objects.requireNonNull(listener));
-			return this;
-		}
-
-		/** Where state changes go; by default a new {@link StateChanges} on this builder's clock. */
-		public Builder events(StateChanges events) {
-			this.events = events;
-			return this;
-		}
-
-		/**
-		 * Where the failure domains' Resilience4j breakers are kept, so that
-		 * Resilience4j's own meter binders can find them; by default a registry of their
-		 * own. Change their state through {@link LlmResilience#operator()}.
-		 */
-		public Builder circuitBreakers(CircuitBreakerRegistry circuitBreakers) {
-			this.circuitBreakers = Objects.requireNonNull(circuitBreakers);
-			return this;
-		}
-
-		/** The source of backoff jitter, uniform in [0, 1). */
-		public Builder random(DoubleSupplier random) {
-			this.random = Objects.requireNonNull(random);
-			return this;
-		}
-
-		/**
-		 * @throws IllegalArgumentException when a chain or target is invalid; the message
-		 * names it
-		 */
-		public LlmResilience build() {
-			StateChanges events = (this.events != null) ? this.events : new StateChanges(this.clock);
-			this.listeners.forEach(events::addListener);
-			TargetRegistry registry = new TargetRegistry(this.targets, this.chains, events);
-			return new LlmResilience(this, registry, events);
-		}
-
-		/** Build on a registry made elsewhere (the auto-configuration's). */
-		public LlmResilience build(TargetRegistry registry, StateChanges events) {
-			this.listeners.forEach(events::addListener);
-			return new LlmResilience(this, registry, events);
-		}
-
 	}
 
 }

@@ -17,7 +17,7 @@ import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
-import io.github.llmresilience.execute.LlmResilience.TargetOptions;
+import io.github.llmresilience.execute.TargetOptions;
 import io.github.llmresilience.retry.RetryBudget;
 import io.github.llmresilience.state.ChainState;
 import io.github.llmresilience.state.Operator;
@@ -52,7 +52,7 @@ final class TargetRuntimes implements Operator {
 
 	private volatile Map<String, TargetRuntime[]> chains;
 
-	TargetRuntimes(LlmResilience.Builder builder, TargetRegistry registry, CallContext context,
+	TargetRuntimes(LlmResilienceBuilder builder, TargetRegistry registry, CallContext context,
 			ProviderClassifiers classifiers, Breakers breakers, ThrottleGate gate, Accounts accounts) {
 		this.clock = builder.clock;
 		this.registry = registry;
@@ -72,7 +72,7 @@ final class TargetRuntimes implements Operator {
 		registry.onChainEdited((name) -> this.chains = resolveChains());
 	}
 
-	private TargetRuntime runtime(LlmResilience.Builder builder, Target target, CallContext context,
+	private TargetRuntime runtime(LlmResilienceBuilder builder, Target target, CallContext context,
 			ProviderClassifiers classifiers) {
 		TargetOptions options = builder.targetOptions.getOrDefault(target.name(), TargetOptions.DEFAULTS);
 		ProviderErrorClassifier classifier;

@@ -45,8 +45,8 @@ final class EngineHarness implements AutoCloseable {
 	LlmResilience resilience;
 
 	/** Targets on the fake provider: openai, account = name, model gpt-4o, one region each. */
-	EngineHarness build(Consumer<LlmResilience.Builder> customizer, String... targets) {
-		LlmResilience.Builder builder = LlmResilience.builder()
+	EngineHarness build(Consumer<LlmResilienceBuilder> customizer, String... targets) {
+		LlmResilienceBuilder builder = LlmResilience.builder()
 			.clock(this.time)
 			.scheduler(this.time)
 			.extractors(ErrorExtractors.standard()
@@ -62,8 +62,8 @@ final class EngineHarness implements AutoCloseable {
 	}
 
 	/** Explicit targets, all in the chain "chat" in the given order. */
-	EngineHarness build(List<Target> targets, Consumer<LlmResilience.Builder> customizer) {
-		LlmResilience.Builder builder = LlmResilience.builder()
+	EngineHarness build(List<Target> targets, Consumer<LlmResilienceBuilder> customizer) {
+		LlmResilienceBuilder builder = LlmResilience.builder()
 			.clock(this.time)
 			.scheduler(this.time)
 			.extractors(ErrorExtractors.standard()

@@ -210,7 +210,7 @@ class PermitSettlementTests {
 		}
 	}
 
-	private void openThenHalfOpen(AtomicBoolean down, java.util.function.Consumer<LlmResilience.Builder> customizer) {
+	private void openThenHalfOpen(AtomicBoolean down, java.util.function.Consumer<LlmResilienceBuilder> customizer) {
 		this.h.provider.script("primary",
 				(n) -> down.get() ? Reply.json(503, FakeProviderBodies.SERVER_ERROR) : Reply.ok(FakeProviderBodies.OK));
 		this.h.build((builder) -> customizer.accept(builder.breaker(smallWindow()).retry(oneAttempt())), "primary");

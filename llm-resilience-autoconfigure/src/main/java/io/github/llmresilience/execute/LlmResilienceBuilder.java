@@ -1,0 +1,224 @@
+package io.github.llmresilience.execute;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.DoubleSupplier;
+
+import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.classify.ProviderClassifiers;
+import io.github.llmresilience.classify.UnclassifiedListener;
+import io.github.llmresilience.event.StateChangeListener;
+import io.github.llmresilience.event.StateChanges;
+import io.github.llmresilience.retry.RetrySettings;
+import io.github.llmresilience.target.Target;
+import io.github.llmresilience.target.TargetRegistry;
+import io.github.llmresilience.throttle.AccountSettings;
+import io.github.llmresilience.throttle.ThrottleSettings;
+import io.github.llmresilience.timeout.CoalescingTimer;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import reactor.core.scheduler.Scheduler;
+
+/**
+ * Builds an {@link LlmResilience} without Spring, as the auto-configuration does from
+ * {@code llm.resilience.*}: every setting starts at its default, and each settings
+ * record checks its own ranges when it is made.
+ *
+ * <pre class="code">
+ * LlmResilience resilience = LlmResilience.builder()
+ *     .target(Target.of("primary", "openai"))
+ *     .target(Target.of("secondary", "anthropic"))
+ *     .chain("chat", "primary", "secondary")
+ *     .build();
+ * </pre>
+ */
+public final class LlmResilienceBuilder {
+
+	Clock clock = Clock.systemUTC();
+
+	Scheduler scheduler = CoalescingTimer.shared();
+
+	final List<Target> targets = new ArrayList<>();
+
+	final Map<String, TargetOptions> targetOptions = new LinkedHashMap<>();
+
+	final Map<String, List<String>> chains = new LinkedHashMap<>();
+
+	BreakerSettings breaker = BreakerSettings.defaults();
+
+	List<String> failureDomain = List.of("provider", "model", "region");
+
+	RetrySettings retry = RetrySettings.defaults();
+
+	ThrottleSettings throttle = ThrottleSettings.defaults();
+
+	AccountSettings accounts = AccountSettings.defaults();
+
+	TimeoutSettings timeouts = TimeoutSettings.defaults();
+
+	ProviderClassifiers classifiers;
+
+	ErrorExtractors extractors = ErrorExtractors.standard();
+
+	CallObserver observer = CallObserver.NONE;
+
+	UnclassifiedListener unclassified = UnclassifiedListener.NONE;
+
+	UnknownExceptions unknownExceptions = UnknownExceptions.CALLER;
+
+	final List<StateChangeListener> listeners = new ArrayList<>();
+
+	DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
+
+	CircuitBreakerRegistry circuitBreakers = CircuitBreakerRegistry.ofDefaults();
+
+	StateChanges events;
+
+	LlmResilienceBuilder() {
+	}
+
+	/** The clock for every expiry and measurement. */
+	public LlmResilienceBuilder clock(Clock clock) {
+		this.clock = Objects.requireNonNull(clock);
+		return this;
+	}
+
+	/**
+	 * The scheduler for attempt timeouts and backoff delays; by default the shared
+	 * {@link CoalescingTimer}, which arms and disarms a timeout without a lock.
+	 */
+	public LlmResilienceBuilder scheduler(Scheduler scheduler) {
+		this.scheduler = Objects.requireNonNull(scheduler);
+		return this;
+	}
+
+	public LlmResilienceBuilder target(Target target) {
+		return target(target, TargetOptions.DEFAULTS);
+	}
+
+	public LlmResilienceBuilder target(Target target, TargetOptions options) {
+		this.targets.add(Objects.requireNonNull(target));
+		this.targetOptions.put(target.name(), Objects.requireNonNull(options));
+		return this;
+	}
+
+	public LlmResilienceBuilder chain(String name, String... targets) {
+		return chain(name, List.of(targets));
+	}
+
+	public LlmResilienceBuilder chain(String name, List<String> targets) {
+		this.chains.put(name, List.copyOf(targets));
+		return this;
+	}
+
+	public LlmResilienceBuilder breaker(BreakerSettings breaker) {
+		this.breaker = Objects.requireNonNull(breaker);
+		return this;
+	}
+
+	/** Which target attributes name a failure domain: provider, model, region, account, target. */
+	public LlmResilienceBuilder failureDomain(List<String> dimensions) {
+		this.failureDomain = List.copyOf(dimensions);
+		return this;
+	}
+
+	public LlmResilienceBuilder retry(RetrySettings retry) {
+		this.retry = Objects.requireNonNull(retry);
+		return this;
+	}
+
+	public LlmResilienceBuilder throttle(ThrottleSettings throttle) {
+		this.throttle = Objects.requireNonNull(throttle);
+		return this;
+	}
+
+	public LlmResilienceBuilder accounts(AccountSettings accounts) {
+		this.accounts = Objects.requireNonNull(accounts);
+		return this;
+	}
+
+	public LlmResilienceBuilder timeouts(TimeoutSettings timeouts) {
+		this.timeouts = Objects.requireNonNull(timeouts);
+		return this;
+	}
+
+	/** The classifiers; by default the built-in ones with this builder's clock. */
+	public LlmResilienceBuilder classifiers(ProviderClassifiers classifiers) {
+		this.classifiers = classifiers;
+		return this;
+	}
+
+	public LlmResilienceBuilder extractors(ErrorExtractors extractors) {
+		this.extractors = Objects.requireNonNull(extractors);
+		return this;
+	}
+
+	public LlmResilienceBuilder observer(CallObserver observer) {
+		this.observer = Objects.requireNonNull(observer);
+		return this;
+	}
+
+	/** Told about exceptions no extractor knows (classifiers get their own listener). */
+	public LlmResilienceBuilder unclassifiedListener(UnclassifiedListener unclassified) {
+		this.unclassified = Objects.requireNonNull(unclassified);
+		return this;
+	}
+
+	/**
+	 * Whose fault an exception is that no extractor recognises: the caller's by
+	 * default (surfaces unchanged, never recorded), or the provider's.
+	 */
+	public LlmResilienceBuilder unknownExceptions(UnknownExceptions unknownExceptions) {
+		this.unknownExceptions = Objects.requireNonNull(unknownExceptions);
+		return this;
+	}
+
+	public LlmResilienceBuilder listener(StateChangeListener listener) {
+		this.listeners.add(Objects.requireNonNull(listener));
+		return this;
+	}
+
+	/** Where state changes go; by default a new {@link StateChanges} on this builder's clock. */
+	public LlmResilienceBuilder events(StateChanges events) {
+		this.events = events;
+		return this;
+	}
+
+	/**
+	 * Where the failure domains' Resilience4j breakers are kept, so that
+	 * Resilience4j's own meter binders can find them; by default a registry of their
+	 * own. Change their state through {@link LlmResilience#operator()}.
+	 */
+	public LlmResilienceBuilder circuitBreakers(CircuitBreakerRegistry circuitBreakers) {
+		this.circuitBreakers = Objects.requireNonNull(circuitBreakers);
+		return this;
+	}
+
+	/** The source of backoff jitter, uniform in [0, 1). */
+	public LlmResilienceBuilder random(DoubleSupplier random) {
+		this.random = Objects.requireNonNull(random);
+		return this;
+	}
+
+	/**
+	 * @throws IllegalArgumentException when a chain or target is invalid; the message
+	 * names it
+	 */
+	public LlmResilience build() {
+		StateChanges events = (this.events != null) ? this.events : new StateChanges(this.clock);
+		this.listeners.forEach(events::addListener);
+		TargetRegistry registry = new TargetRegistry(this.targets, this.chains, events);
+		return new LlmResilience(this, registry, events);
+	}
+
+	/** Build on a registry made elsewhere (the auto-configuration's). */
+	public LlmResilience build(TargetRegistry registry, StateChanges events) {
+		this.listeners.forEach(events::addListener);
+		return new LlmResilience(this, registry, events);
+	}
+
+}
