@@ -6,7 +6,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.llmresilience.classify.Verdict;
-import io.github.llmresilience.state.TargetState.BreakerState;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
 /**
@@ -227,20 +226,6 @@ public final class Breaker {
 	/** Let every call through and record nothing, until closed or reset (an operator's command). */
 	public void disable() {
 		this.circuitBreaker.transitionToDisabledState();
-	}
-
-	/**
-	 * What it looks like now.
-	 * @param now the caller's reading of the clock
-	 */
-	public BreakerState snapshot(Instant now) {
-		CircuitBreaker.Metrics metrics = this.circuitBreaker.getMetrics();
-		Instant at = isUsable() ? null : availableAt(now);
-		return new BreakerState(this.domain, BreakerState.Status.valueOf(state().name()), metrics.getFailureRate(),
-				metrics.getSlowCallRate(), metrics.getNumberOfBufferedCalls(), metrics.getNumberOfSuccessfulCalls(),
-				metrics.getNumberOfFailedCalls(), metrics.getNumberOfSlowCalls(),
-				metrics.getNumberOfSlowSuccessfulCalls(), metrics.getNumberOfNotPermittedCalls(),
-				(at != null && at.isAfter(now)) ? at : null, this.settings);
 	}
 
 	@Override

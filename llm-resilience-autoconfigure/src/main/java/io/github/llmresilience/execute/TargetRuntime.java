@@ -11,6 +11,7 @@ import io.github.llmresilience.execute.ChainStep.Skip;
 import io.github.llmresilience.retry.RetryBudget;
 import io.github.llmresilience.state.TargetState;
 import io.github.llmresilience.state.TargetState.AccountState;
+import io.github.llmresilience.state.TargetState.BreakerState;
 import io.github.llmresilience.state.TargetState.RetryBudgetState;
 import io.github.llmresilience.state.TargetState.ScopeState;
 import io.github.llmresilience.state.TargetState.TimeoutState;
@@ -19,6 +20,7 @@ import io.github.llmresilience.throttle.Accounts;
 import io.github.llmresilience.throttle.Accounts.AccountStatus;
 import io.github.llmresilience.throttle.ThrottleGate;
 import io.github.llmresilience.timeout.MeasuredTimeout;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -233,7 +235,7 @@ final class TargetRuntime {
 
 	/** What this target looks like at {@code now}. */
 	TargetState state(Instant now) {
-		TargetState.BreakerState breaker = this.breaker.snapshot(now);
+		BreakerState breaker = breakerState(this.breaker, now);
 		ScopeState scope = scopeState(this.scope, now);
 		AccountState account = accountState(this.account, now);
 		long[] window = this.budget.window();
@@ -253,6 +255,16 @@ final class TargetRuntime {
 		return new TargetState(name(), this.target.provider(), this.target.model(), this.target.region(), usable,
 				availableAt, breaker, scope, account, new RetryBudgetState(window[0], window[1]),
 				timeoutState(this.attemptTimeout), timeoutState(this.firstTokenTimeout));
+	}
+
+	private static BreakerState breakerState(Breaker breaker, Instant now) {
+		CircuitBreaker.Metrics metrics = breaker.circuitBreaker().getMetrics();
+		Instant at = breaker.isUsable() ? null : breaker.availableAt(now);
+		return new BreakerState(breaker.domain(), BreakerState.Status.valueOf(breaker.state().name()),
+				metrics.getFailureRate(), metrics.getSlowCallRate(), metrics.getNumberOfBufferedCalls(),
+				metrics.getNumberOfSuccessfulCalls(), metrics.getNumberOfFailedCalls(), metrics.getNumberOfSlowCalls(),
+				metrics.getNumberOfSlowSuccessfulCalls(), metrics.getNumberOfNotPermittedCalls(),
+				(at != null && at.isAfter(now)) ? at : null, breaker.settings());
 	}
 
 	static ScopeState scopeState(ThrottleGate.Scope scope, Instant now) {

@@ -1,0 +1,53 @@
+package io.github.llmresilience;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+/**
+ * The house rules of the layout, checked on the compiled main classes: a Spring-free core
+ * wrapped by a thin Spring layer, and no package cycles.
+ */
+class ArchitectureTests {
+
+	private static final JavaClasses CLASSES = new ClassFileImporter()
+		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+		.importPackages("io.github.llmresilience");
+
+	/**
+	 * Only the Spring layer knows Spring: the auto-configuration, the actuator endpoint and
+	 * health, the Spring events, and the adapters for Spring's own HTTP clients. Metrics
+	 * need only Micrometer.
+	 */
+	@Test
+	void onlyTheSpringLayerDependsOnSpring() {
+		noClasses().that()
+			.resideOutsideOfPackages("io.github.llmresilience.autoconfigure..", "io.github.llmresilience.actuate..",
+					"io.github.llmresilience.context.event..", "io.github.llmresilience.web..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAPackage("org.springframework..")
+			.because("the core runs without Spring, built by LlmResilience.builder()")
+			.check(CLASSES);
+	}
+
+	/** A concern and its internal mechanisms form one slice; no two slices depend on each other. */
+	@Test
+	void concernsHaveNoCycles() {
+		slices().matching("io.github.llmresilience.(*)..").should().beFreeOfCycles().check(CLASSES);
+	}
+
+	/** Every package is a concern with a name, not a grab bag: nothing lives in the root. */
+	@Test
+	void everyClassBelongsToAConcern() {
+		noClasses().should()
+			.resideInAPackage("io.github.llmresilience")
+			.allowEmptyShould(true)
+			.check(CLASSES);
+	}
+
+}
