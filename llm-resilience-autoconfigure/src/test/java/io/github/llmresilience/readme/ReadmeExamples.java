@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.state.TargetState;
+import io.github.llmresilience.state.TargetState.BreakerState;
 import io.github.llmresilience.web.LlmResilienceClientHttpRequestInterceptor;
 import io.github.llmresilience.web.LlmResilienceExchangeFilterFunction;
 import io.github.llmresilience.web.OpenAiChatStream;
@@ -72,6 +74,16 @@ final class ReadmeExamples {
 			.baseUrl("https://api.anthropic.com")
 			.requestInterceptor(new LlmResilienceClientHttpRequestInterceptor(resilience, "claude-backup"))
 			.build();
+	}
+
+	// "Operate it", from code
+	static void operate(LlmResilience resilience, org.slf4j.Logger log) {
+		TargetState primary = resilience.state().target("primary");
+		if (primary.breaker().status() == BreakerState.Status.OPEN) {
+		    log.warn("primary is out until {}", primary.availableAt());
+		}
+		resilience.operator().forceOpen("primary");   // held open until closed or reset
+		resilience.operator().replaceChain("chat", List.of("secondary", "primary"));
 	}
 
 	// "Streaming"
