@@ -36,10 +36,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * acts on the breaker of the target's failure domain (every target in the domain);</li>
  * <li>{@code POST accounts/{name}} with {@code {"action": "unpark" | "unlock"}} lifts a
  * park or a lock;</li>
- * <li>{@code POST chains/{name}} with {@code {"targets": ["secondary", "primary"]}}
- * replaces a chain's target list (known targets, in order, none twice, at least one);
- * {@code {"targets": "secondary,primary"}}, one comma-separated string, does the
- * same.</li>
+ * <li>{@code POST chains/{name}} with {@code {"targets": "secondary,primary"}} replaces a
+ * chain's target list: known target names, comma-separated, in order, none twice, at
+ * least one.</li>
  * </ul>
  * A request that names an unknown target, account, chain or action changes nothing.
  *
@@ -47,22 +46,17 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * ({@code management.endpoint.llmresilience.access=unrestricted}): exposing it to look at
  * the state ({@code management.endpoints.web.exposure.include=llmresilience}) must not
  * also hand whoever reaches the actuator the levers. While it is read-only, Boot maps no
- * write operation, answers a write as it answers any unmapped request, and the chain
- * body filters below stay out of the way.
+ * write operation and answers a write as it answers any unmapped request (404).
  *
- * <p>The operation itself takes a chain's targets as one comma-separated string: Boot's
- * endpoint infrastructure reads a write operation's body as string values (so that the
- * same operation works over HTTP and JMX), and its WebFlux and Spring MVC handler
- * mappings refuse a JSON array before the operation runs. Over HTTP the array is the
- * public shape all the same: a filter on the actuator's web server,
- * {@link LlmResilienceChainBodyWebFilter} (WebFlux) or
- * {@link LlmResilienceChainBodyServletFilter} (servlet), auto-configured whenever this
- * endpoint is exposed over the web, joins the array into that string before Boot's
- * handler mapping reads the body, and answers 400 (saying which element) when an element
- * is not a string, is blank or holds a comma. It serves the server the actuator runs on:
- * the application's, or with {@code management.server.port} set, the management server
- * (it is then registered in Boot's child management context instead). It needs Jackson 3;
- * without it, and over JMX, a chain's targets are the comma-separated string only.
+ * <p>A chain's targets are one comma-separated string, not a JSON array. Boot reads a
+ * write operation's body as a JSON object whose members are strings (so that the same
+ * operation works over HTTP and JMX): its WebFlux and Spring MVC handler mappings answer
+ * a body with an array or an object as a member's value with 400 before the operation
+ * runs, in Boot's own error body, which says nothing of {@code targets} (with
+ * {@code spring.web.error.include-message=always} its {@code message} is Jackson's reason
+ * under Spring MVC, {@code "Failed to read HTTP message"} under WebFlux), and nothing
+ * changes. The operation is the same over the application's server and, with
+ * {@code management.server.port} set, over the management server.
  */
 @Endpoint(id = "llmresilience", defaultAccess = Access.READ_ONLY)
 public class LlmResilienceEndpoint {
@@ -120,8 +114,8 @@ public class LlmResilienceEndpoint {
 	 * @param name the target, account or chain
 	 * @param action for a target {@code force-open}, {@code close} or {@code reset}; for an
 	 * account {@code unpark} or {@code unlock}
-	 * @param targets for a chain, its new ordered target names, comma-separated (over HTTP
-	 * a JSON array too, which a filter joins into this string; see the class description)
+	 * @param targets for a chain, its new ordered target names, comma-separated (a string,
+	 * never a JSON array; see the class description)
 	 * @return the state after the change
 	 * @throws InvalidEndpointRequestException when the request names something unknown or
 	 * is incomplete; nothing has changed then
@@ -168,8 +162,8 @@ public class LlmResilienceEndpoint {
 
 	private ChainDescriptor changeChain(String name, @Nullable String targets) {
 		if (targets == null) {
-			throw invalid("Missing \"targets\": the chain's new target names in order, such as "
-					+ "[\"secondary\", \"primary\"] or \"secondary,primary\"");
+			throw invalid("Missing \"targets\": the chain's new target names in order, comma-separated, "
+					+ "such as \"secondary,primary\"");
 		}
 		List<String> names = new ArrayList<>();
 		if (!targets.isBlank()) {

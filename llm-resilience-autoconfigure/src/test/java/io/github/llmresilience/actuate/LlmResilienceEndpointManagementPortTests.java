@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import io.github.llmresilience.event.RecentStateChanges;
+import io.github.llmresilience.event.StateChange;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.state.ChainState;
 import org.junit.jupiter.api.BeforeEach;
@@ -18,7 +20,6 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalManagementPort;
 import org.springframework.boot.test.web.server.LocalServerPort;
-import org.springframework.context.ApplicationContext;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.TestPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
@@ -27,11 +28,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * With {@code management.server.port} set, the actuator runs in a child context on its
- * own server: the chain edit's JSON array works there, on either web stack, because the
- * filter is registered in that child context (and not in the application's).
+ * own server: the chain edit works there as on the application's server, on either web
+ * stack, and a bad one is answered there the same way.
  */
 @Timeout(value = ActuatorClients.HANG_MINUTES, unit = TimeUnit.MINUTES)
-class LlmResilienceChainBodyManagementPortTests {
+class LlmResilienceEndpointManagementPortTests {
 
 	// Tomcat (for the servlet tests) is on the class path next to Reactor Netty, and each
 	// offers a reactive management context factory: this application is on Netty.
@@ -42,22 +43,12 @@ class LlmResilienceChainBodyManagementPortTests {
 							+ "TomcatReactiveManagementContextAutoConfiguration" })
 	class WebFlux extends Checks {
 
-		@Test
-		void theFilterIsInTheManagementContextOnly() {
-			assertThat(this.context.getBeansOfType(LlmResilienceChainBodyWebFilter.class)).isEmpty();
-		}
-
 	}
 
 	@Nested
 	@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, classes = Application.class,
 			properties = "spring.main.web-application-type=servlet")
 	class Servlet extends Checks {
-
-		@Test
-		void theFilterIsInTheManagementContextOnly() {
-			assertThat(this.context.getBeansOfType(LlmResilienceChainBodyServletFilter.class)).isEmpty();
-		}
 
 	}
 
@@ -76,10 +67,10 @@ class LlmResilienceChainBodyManagementPortTests {
 		int managementPort;
 
 		@Autowired
-		ApplicationContext context;
+		LlmResilience resilience;
 
 		@Autowired
-		LlmResilience resilience;
+		RecentStateChanges recentChanges;
 
 		@BeforeEach
 		void configuredChain() {
@@ -90,9 +81,9 @@ class LlmResilienceChainBodyManagementPortTests {
 		}
 
 		@Test
-		void onTheManagementPortAJsonArrayEditsTheChain() {
+		void onTheManagementPortACommaSeparatedListEditsTheChain() {
 			assertThat(this.managementPort).isNotEqualTo(this.serverPort);
-			post(this.managementPort, Map.of("targets", List.of("secondary", "primary"))).expectStatus()
+			post(this.managementPort, Map.of("targets", "secondary,primary")).expectStatus()
 				.isOk()
 				.expectBody()
 				.jsonPath("$.targets")
@@ -101,19 +92,23 @@ class LlmResilienceChainBodyManagementPortTests {
 		}
 
 		@Test
-		void onTheManagementPortABadJsonArrayIsA400ThatSaysWhatIsWrong() {
-			post(this.managementPort, Map.of("targets", List.of(7))).expectStatus()
+		void onTheManagementPortABadChainEditIsA400ThatSaysWhatIsWrongAndChangesNothing() {
+			List<StateChange> changesBefore = this.recentChanges.list();
+			post(this.managementPort, Map.of("targets", "secondary,nope")).expectStatus()
 				.isBadRequest()
 				.expectBody()
 				.jsonPath("$.message")
-				.isEqualTo("\"targets\"[0] is not a target name but a number (7): \"targets\" lists the chain's "
-						+ "target names in order, such as [\"secondary\", \"primary\"]");
+				.isEqualTo("Chain 'chat' names unknown target 'nope'; known targets: [primary, secondary]");
+			post(this.managementPort, Map.of("targets", List.of("secondary", "primary"))).expectStatus()
+				.isBadRequest();
 			assertThat(this.resilience.state().chain("chat").targets()).containsExactly("primary", "secondary");
+			assertThat(this.recentChanges.list()).isEqualTo(changesBefore);
 		}
 
 		@Test
-		void onTheApplicationsPortThereIsNoActuatorAndNoFilter() {
-			post(this.serverPort, Map.of("targets", List.of(7))).expectStatus().isNotFound();
+		void onTheApplicationsPortThereIsNoActuator() {
+			post(this.serverPort, Map.of("targets", "secondary,primary")).expectStatus().isNotFound();
+			assertThat(this.resilience.state().chain("chat").targets()).containsExactly("primary", "secondary");
 		}
 
 		private WebTestClient.ResponseSpec post(int port, Map<String, ?> body) {
