@@ -15,7 +15,7 @@ import io.github.llmresilience.execute.BlockingTargetCall;
 import io.github.llmresilience.execute.CallOptions;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.execute.LlmUnavailableException;
-import io.github.llmresilience.execute.ProviderAnswerException;
+import io.github.llmresilience.extract.ProviderAnswerException;
 import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.target.Target;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;

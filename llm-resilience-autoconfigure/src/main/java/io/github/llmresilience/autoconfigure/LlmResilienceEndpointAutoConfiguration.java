@@ -3,7 +3,7 @@ package io.github.llmresilience.autoconfigure;
 import io.github.llmresilience.actuate.LlmResilienceEndpoint;
 import io.github.llmresilience.actuate.LlmResilienceEndpointWebExtension;
 import io.github.llmresilience.classify.RecentUnclassified;
-import io.github.llmresilience.event.RecentStateChanges;
+import io.github.llmresilience.change.internal.RecentStateChanges;
 import io.github.llmresilience.execute.LlmResilience;
 
 import org.springframework.beans.factory.ObjectProvider;

@@ -5,7 +5,7 @@ import java.time.Clock;
 import io.github.llmresilience.classify.RecentUnclassified;
 import io.github.llmresilience.context.event.LlmResilienceEvent;
 import io.github.llmresilience.context.event.LlmResilienceEventPublisher;
-import io.github.llmresilience.event.RecentStateChanges;
+import io.github.llmresilience.change.internal.RecentStateChanges;
 import io.github.llmresilience.execute.LlmResilience;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;

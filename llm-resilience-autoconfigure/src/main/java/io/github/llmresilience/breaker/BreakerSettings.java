@@ -2,7 +2,7 @@ package io.github.llmresilience.breaker;
 
 import java.time.Duration;
 
-import io.github.llmresilience.timeout.TimeLimits;
+import io.github.llmresilience.timeout.internal.TimeLimits;
 
 /**
  * The thresholds of one failure domain's breaker. Every duration is positive and at most

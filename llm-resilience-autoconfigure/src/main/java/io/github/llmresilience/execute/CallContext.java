@@ -7,7 +7,8 @@ import java.time.ZoneOffset;
 import java.util.function.LongSupplier;
 
 import io.github.llmresilience.classify.UnclassifiedListener;
-import io.github.llmresilience.retry.Backoff;
+import io.github.llmresilience.extract.ErrorExtractors;
+import io.github.llmresilience.retry.internal.Backoff;
 import io.github.llmresilience.retry.RetrySettings;
 
 /**

@@ -2,7 +2,7 @@ package io.github.llmresilience.execute;
 
 import java.time.Duration;
 
-import io.github.llmresilience.timeout.TimeLimits;
+import io.github.llmresilience.timeout.internal.TimeLimits;
 
 /**
  * Options of one logical call.

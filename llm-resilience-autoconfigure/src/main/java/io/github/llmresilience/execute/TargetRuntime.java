@@ -4,11 +4,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 
-import io.github.llmresilience.breaker.Breaker;
+import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.ChainStep.Skip;
-import io.github.llmresilience.retry.RetryBudget;
+import io.github.llmresilience.retry.internal.RetryBudget;
 import io.github.llmresilience.state.TargetState;
 import io.github.llmresilience.state.TargetState.AccountState;
 import io.github.llmresilience.state.TargetState.BreakerState;
@@ -16,10 +16,10 @@ import io.github.llmresilience.state.TargetState.RetryBudgetState;
 import io.github.llmresilience.state.TargetState.ScopeState;
 import io.github.llmresilience.state.TargetState.TimeoutState;
 import io.github.llmresilience.target.Target;
-import io.github.llmresilience.throttle.Accounts;
-import io.github.llmresilience.throttle.Accounts.AccountStatus;
-import io.github.llmresilience.throttle.ThrottleGate;
-import io.github.llmresilience.timeout.MeasuredTimeout;
+import io.github.llmresilience.throttle.internal.Accounts;
+import io.github.llmresilience.throttle.internal.Accounts.AccountStatus;
+import io.github.llmresilience.throttle.internal.ThrottleGate;
+import io.github.llmresilience.timeout.internal.MeasuredTimeout;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;
 

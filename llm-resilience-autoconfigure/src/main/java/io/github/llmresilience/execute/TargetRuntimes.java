@@ -9,25 +9,25 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import io.github.llmresilience.breaker.Breaker;
+import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.breaker.BreakerSettings;
-import io.github.llmresilience.breaker.Breakers;
+import io.github.llmresilience.breaker.internal.Breakers;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.TargetOptions;
-import io.github.llmresilience.retry.RetryBudget;
+import io.github.llmresilience.retry.internal.RetryBudget;
 import io.github.llmresilience.state.ChainState;
 import io.github.llmresilience.state.Operator;
 import io.github.llmresilience.state.ResilienceState;
 import io.github.llmresilience.state.TargetState;
 import io.github.llmresilience.target.Target;
-import io.github.llmresilience.target.TargetRegistry;
-import io.github.llmresilience.throttle.Accounts;
-import io.github.llmresilience.throttle.ThrottleGate;
-import io.github.llmresilience.timeout.MeasuredTimeout;
+import io.github.llmresilience.target.internal.TargetRegistry;
+import io.github.llmresilience.throttle.internal.Accounts;
+import io.github.llmresilience.throttle.internal.ThrottleGate;
+import io.github.llmresilience.timeout.internal.MeasuredTimeout;
 
 /**
  * Every target's guard, built once from the builder's settings, and the chains resolved

@@ -4,8 +4,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.github.llmresilience.event.StateChange;
-import io.github.llmresilience.event.StateChangeListener;
+import io.github.llmresilience.change.StateChange;
+import io.github.llmresilience.change.StateChangeListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 

@@ -2,7 +2,7 @@ package io.github.llmresilience.retry;
 
 import java.time.Duration;
 
-import io.github.llmresilience.timeout.TimeLimits;
+import io.github.llmresilience.timeout.internal.TimeLimits;
 
 /**
  * Same-target retries. Every duration is at most {@link TimeLimits#MAX}; a component out

@@ -2,7 +2,7 @@ package io.github.llmresilience.throttle;
 
 import java.time.Duration;
 
-import io.github.llmresilience.timeout.TimeLimits;
+import io.github.llmresilience.timeout.internal.TimeLimits;
 
 /**
  * How accounts are parked after a quota answer and locked after credential errors. Every

@@ -2,7 +2,7 @@ package io.github.llmresilience.throttle;
 
 import java.time.Duration;
 
-import io.github.llmresilience.timeout.TimeLimits;
+import io.github.llmresilience.timeout.internal.TimeLimits;
 
 /**
  * How long a rate-limited quota scope stays gated. A component out of its range fails

@@ -2,6 +2,8 @@ package io.github.llmresilience.timeout;
 
 import java.time.Duration;
 
+import io.github.llmresilience.timeout.internal.TimeLimits;
+
 /**
  * How timeouts follow measured latency: once {@code minSamples} calls are recorded, a
  * timeout becomes {@code clamp(multiplier * p99, max(floor, floorRatio * configured),

@@ -2,7 +2,7 @@ package io.github.llmresilience.web;
 
 import io.github.llmresilience.classify.LenientJson;
 import io.github.llmresilience.classify.ProviderResponse;
-import io.github.llmresilience.execute.ProviderAnswerException;
+import io.github.llmresilience.extract.ProviderAnswerException;
 import reactor.core.publisher.Flux;
 
 import org.springframework.core.ParameterizedTypeReference;

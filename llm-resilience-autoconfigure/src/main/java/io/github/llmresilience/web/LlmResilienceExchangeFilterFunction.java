@@ -7,7 +7,7 @@ import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.execute.CallOptions;
 import io.github.llmresilience.execute.LlmRejectedException;
 import io.github.llmresilience.execute.LlmResilience;
-import io.github.llmresilience.execute.ProviderAnswerException;
+import io.github.llmresilience.extract.ProviderAnswerException;
 import reactor.core.publisher.Mono;
 
 import org.springframework.core.io.buffer.DataBuffer;

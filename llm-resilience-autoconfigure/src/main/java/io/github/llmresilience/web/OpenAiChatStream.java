@@ -4,7 +4,7 @@ import java.util.List;
 
 import io.github.llmresilience.classify.LenientJson;
 import io.github.llmresilience.classify.ProviderResponse;
-import io.github.llmresilience.execute.ProviderAnswerException;
+import io.github.llmresilience.extract.ProviderAnswerException;
 import reactor.core.publisher.Flux;
 
 import org.springframework.core.ParameterizedTypeReference;

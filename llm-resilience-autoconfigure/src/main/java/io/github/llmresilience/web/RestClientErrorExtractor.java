@@ -1,7 +1,7 @@
 package io.github.llmresilience.web;
 
 import io.github.llmresilience.classify.ProviderResponse;
-import io.github.llmresilience.execute.ErrorExtractor;
+import io.github.llmresilience.extract.ErrorExtractor;
 
 import org.springframework.web.client.RestClientResponseException;
 

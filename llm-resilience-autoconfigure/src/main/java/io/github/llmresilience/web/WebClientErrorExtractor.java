@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.llmresilience.classify.ProviderResponse;
-import io.github.llmresilience.execute.ErrorExtractor;
+import io.github.llmresilience.extract.ErrorExtractor;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.web.reactive.function.client.WebClientResponseException;

@@ -11,8 +11,8 @@ import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.LlmResilience;
-import io.github.llmresilience.target.TargetRegistry;
-import io.github.llmresilience.web.OpenAiSdkErrorExtractor;
+import io.github.llmresilience.target.internal.TargetRegistry;
+import io.github.llmresilience.extract.OpenAiSdkErrorExtractor;
 import io.github.llmresilience.web.WebClientErrorExtractor;
 import org.junit.jupiter.api.Test;
 

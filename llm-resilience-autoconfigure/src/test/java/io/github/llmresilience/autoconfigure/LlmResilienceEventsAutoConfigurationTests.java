@@ -10,13 +10,13 @@ import io.github.llmresilience.context.event.BreakerTransitionEvent;
 import io.github.llmresilience.context.event.ChainEditedEvent;
 import io.github.llmresilience.context.event.LlmResilienceEvent;
 import io.github.llmresilience.context.event.LlmResilienceEventPublisher;
-import io.github.llmresilience.event.RecentStateChanges;
-import io.github.llmresilience.event.StateChange;
+import io.github.llmresilience.change.internal.RecentStateChanges;
+import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.execute.CallOptions;
 import io.github.llmresilience.execute.LlmUnavailableException;
 import io.github.llmresilience.execute.LlmResilience;
-import io.github.llmresilience.execute.ProviderAnswerException;
+import io.github.llmresilience.extract.ProviderAnswerException;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

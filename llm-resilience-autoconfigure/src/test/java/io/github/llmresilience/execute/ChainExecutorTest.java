@@ -16,11 +16,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.llmresilience.state.TargetState.BreakerState;
-import io.github.llmresilience.breaker.Breaker;
+import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.Verdict;
-import io.github.llmresilience.event.StateChange;
+import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.test.FakeProvider.Reply;

@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.github.llmresilience.breaker.Breaker;
+import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.ProviderClassifiers;

@@ -18,7 +18,7 @@ import io.github.llmresilience.target.Target;
 import io.github.llmresilience.test.FakeProvider.Reply;
 import io.github.llmresilience.test.FakeProvider.Stream;
 import io.github.llmresilience.timeout.AdaptiveSettings;
-import io.github.llmresilience.timeout.MeasuredTimeout;
+import io.github.llmresilience.timeout.internal.MeasuredTimeout;
 import io.github.llmresilience.web.AnthropicMessageStream;
 import io.github.llmresilience.web.OpenAiChatStream;
 import io.github.llmresilience.web.StreamChunk;

@@ -24,7 +24,7 @@ class ReadmeExamplesTests {
 				.target(target("primary", provider))
 				.target(target("secondary", provider))
 				.chain("chat", "primary", "secondary")
-				.extractors(io.github.llmresilience.execute.ErrorExtractors.standard()
+				.extractors(io.github.llmresilience.extract.ErrorExtractors.standard()
 					.with(java.util.List.of(new io.github.llmresilience.web.WebClientErrorExtractor())))
 				.build();
 

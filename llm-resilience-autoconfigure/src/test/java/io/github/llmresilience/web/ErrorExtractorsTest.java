@@ -12,7 +12,9 @@ import com.openai.errors.RateLimitException;
 import io.github.llmresilience.classify.BuiltInClassifiers;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
-import io.github.llmresilience.execute.ErrorExtractors;
+import io.github.llmresilience.extract.ErrorExtractors;
+import io.github.llmresilience.extract.OpenAiSdkErrorExtractor;
+import io.github.llmresilience.extract.SpringAiErrorExtractor;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.http.HttpHeaders;

@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import io.github.llmresilience.classify.BuiltInClassifiers;
 import io.github.llmresilience.classify.Outcome;
-import io.github.llmresilience.execute.ProviderAnswerException;
+import io.github.llmresilience.extract.ProviderAnswerException;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;

@@ -1,6 +1,6 @@
 package io.github.llmresilience.context.event;
 
-import io.github.llmresilience.event.StateChange;
+import io.github.llmresilience.change.StateChange;
 
 /**
  * An account's credential was rejected several times in a row; it gets no call until

@@ -1,6 +1,6 @@
 package io.github.llmresilience.context.event;
 
-import io.github.llmresilience.event.StateChange;
+import io.github.llmresilience.change.StateChange;
 
 /**
  * An account ran out of quota and gets no call until {@link #getUntil()}, its reset: the

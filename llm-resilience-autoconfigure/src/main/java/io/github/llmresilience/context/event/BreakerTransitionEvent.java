@@ -1,6 +1,6 @@
 package io.github.llmresilience.context.event;
 
-import io.github.llmresilience.event.StateChange;
+import io.github.llmresilience.change.StateChange;
 
 /**
  * The breaker of a failure domain changed state: opened, half-open, closed, forced open by an

@@ -2,7 +2,7 @@ package io.github.llmresilience.context.event;
 
 import java.time.Instant;
 
-import io.github.llmresilience.event.StateChange;
+import io.github.llmresilience.change.StateChange;
 
 import org.springframework.context.ApplicationEvent;
 

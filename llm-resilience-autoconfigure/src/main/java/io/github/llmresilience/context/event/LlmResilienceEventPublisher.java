@@ -2,8 +2,8 @@ package io.github.llmresilience.context.event;
 
 import java.util.Objects;
 
-import io.github.llmresilience.event.StateChange;
-import io.github.llmresilience.event.StateChangeListener;
+import io.github.llmresilience.change.StateChange;
+import io.github.llmresilience.change.StateChangeListener;
 
 import org.springframework.context.ApplicationEventPublisher;
 

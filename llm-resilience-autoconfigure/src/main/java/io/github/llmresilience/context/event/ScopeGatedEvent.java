@@ -1,6 +1,6 @@
 package io.github.llmresilience.context.event;
 
-import io.github.llmresilience.event.StateChange;
+import io.github.llmresilience.change.StateChange;
 
 /**
  * A quota scope ({@code account/model}) was rate limited and gets no call until

@@ -1,6 +1,6 @@
 package io.github.llmresilience.context.event;
 
-import io.github.llmresilience.event.StateChange;
+import io.github.llmresilience.change.StateChange;
 
 /**
  * An operator opened a gated quota scope before its time.

@@ -11,7 +11,7 @@ import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
-import io.github.llmresilience.execute.ProviderAnswerException;
+import io.github.llmresilience.extract.ProviderAnswerException;
 import io.github.llmresilience.target.Target;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;

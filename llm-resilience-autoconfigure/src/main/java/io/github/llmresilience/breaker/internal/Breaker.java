@@ -1,0 +1,237 @@
+package io.github.llmresilience.breaker.internal;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.classify.Verdict;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+
+/**
+ * The breaker of one failure domain: a Resilience4j {@link CircuitBreaker} plus what it
+ * does not tell: the moment an open breaker will let a trial through, whether a half-open
+ * breaker has a trial permit left, and a safety limit on the half-open state.
+ *
+ * <p>Resilience4j's half-open state waits for its trials forever when
+ * {@code maxWaitDurationInHalfOpenState} is zero, and its own limit runs on a scheduler
+ * thread of real time. A trial whose permit is never settled (the caller's thread died)
+ * would wedge the domain. Here the limit is read from the injected clock when a call is
+ * refused: a trial that has not reported within {@code half-open-timeout} counts as
+ * failed and the breaker opens again.
+ */
+public final class Breaker {
+
+	private final String domain;
+
+	private final CircuitBreaker circuitBreaker;
+
+	private final BreakerSettings settings;
+
+	private final Clock clock;
+
+	private final long halfOpenTimeoutMillis;
+
+	private final long slowCallNanos;
+
+	private final long slowFirstTokenNanos;
+
+	/** Consecutive openings without a close; the open duration doubles with each. */
+	private int openings;
+
+	private volatile long openUntilMillis;
+
+	private volatile long halfOpenSinceMillis;
+
+	/**
+	 * Trial permits a half-open breaker has left, mirroring Resilience4j's own count (which
+	 * it does not expose): taken by an acquire, given back by a release or an ignored
+	 * failure, reset by every transition.
+	 */
+	private final AtomicInteger freeTrials = new AtomicInteger();
+
+	Breaker(String domain, CircuitBreaker circuitBreaker, BreakerSettings settings, Clock clock) {
+		this.domain = domain;
+		this.circuitBreaker = circuitBreaker;
+		this.settings = settings;
+		this.clock = clock;
+		this.halfOpenTimeoutMillis = settings.halfOpenTimeout().toMillis();
+		this.slowCallNanos = settings.slowCallDuration().toNanos();
+		this.slowFirstTokenNanos = settings.slowFirstTokenDuration().toNanos();
+	}
+
+	public String domain() {
+		return this.domain;
+	}
+
+	/**
+	 * The Resilience4j breaker underneath, for this library's tests and Resilience4j's own
+	 * tooling; operators change state through the commands above.
+	 */
+	public CircuitBreaker circuitBreaker() {
+		return this.circuitBreaker;
+	}
+
+	public BreakerSettings settings() {
+		return this.settings;
+	}
+
+	public CircuitBreaker.State state() {
+		return this.circuitBreaker.getState();
+	}
+
+	/** Take a permit for one call; {@code false} when the breaker refuses it. */
+	public boolean tryAcquire() {
+		if (this.circuitBreaker.tryAcquirePermission()) {
+			if (this.circuitBreaker.getState() == CircuitBreaker.State.HALF_OPEN) {
+				this.freeTrials.decrementAndGet();
+			}
+			return true;
+		}
+		if (this.circuitBreaker.getState() == CircuitBreaker.State.HALF_OPEN && halfOpenExpired()) {
+			// A trial never reported: count it as failed rather than wait for it forever.
+			synchronized (this) {
+				if (this.circuitBreaker.getState() == CircuitBreaker.State.HALF_OPEN && halfOpenExpired()) {
+					this.circuitBreaker.transitionToOpenState();
+				}
+			}
+		}
+		return false;
+	}
+
+	private boolean halfOpenExpired() {
+		return this.clock.millis() - this.halfOpenSinceMillis >= this.halfOpenTimeoutMillis;
+	}
+
+	/** Give back a permit unused: the call was cancelled, or was not the provider's to judge. */
+	public void release() {
+		this.circuitBreaker.releasePermission();
+		trialReturned();
+	}
+
+	/** A permit Resilience4j took back: a half-open breaker has one more trial free. */
+	private void trialReturned() {
+		if (this.circuitBreaker.getState() == CircuitBreaker.State.HALF_OPEN
+				&& this.freeTrials.incrementAndGet() > this.settings.halfOpenCalls()) {
+			this.freeTrials.decrementAndGet();
+		}
+	}
+
+	public void onSuccess(long nanos) {
+		this.circuitBreaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
+	}
+
+	/**
+	 * Record a stream that reached its first element: it is slow when its time to first
+	 * token reaches {@code slow-first-token-duration}. Resilience4j knows one slow-call
+	 * threshold, so the recorded duration is raised to it for a slow stream and kept
+	 * below it for a fast one.
+	 * @param firstTokenNanos the time to the stream's first element
+	 */
+	public void onStreamSuccess(long firstTokenNanos) {
+		// Resilience4j counts a call slow when strictly longer than its threshold, compared
+		// in its own unit: a millisecond past it is slow, a millisecond short is not.
+		long recorded = (firstTokenNanos >= this.slowFirstTokenNanos)
+				? Math.max(firstTokenNanos, this.slowCallNanos + 1_000_000)
+				: Math.max(0, Math.min(firstTokenNanos, this.slowCallNanos - 1_000_000));
+		this.circuitBreaker.onSuccess(recorded, TimeUnit.NANOSECONDS);
+	}
+
+	/**
+	 * Record a classified failure: the breaker's predicates count it as a failure,
+	 * success or nothing, as the verdict says. An ignored failure gives its permit back,
+	 * so a half-open breaker has its trial free again.
+	 */
+	public void onFailure(long nanos, Verdict verdict, Throwable cause) {
+		this.circuitBreaker.onError(nanos, TimeUnit.NANOSECONDS, new ClassifiedFailure(verdict, cause));
+		if (Breakers.ignores(verdict.outcome())) {
+			// Resilience4j released the permit of an ignored error itself.
+			trialReturned();
+		}
+	}
+
+	/**
+	 * When this breaker may let a call through: the end of the open duration when open
+	 * (or {@code now} when that has passed: never a moment already past);
+	 * {@code null} when forced open (an operator holds it, so no time can be told);
+	 * {@code now} otherwise. A half-open breaker whose trials are all taken says
+	 * {@code now} too, as its trial ends within an attempt, but is not
+	 * {@linkplain #isUsable() usable}.
+	 * @param now the caller's reading of the clock, so that a closed breaker adds no later one
+	 */
+	public Instant availableAt(Instant now) {
+		return switch (this.circuitBreaker.getState()) {
+			case OPEN -> {
+				Instant openUntil = Instant.ofEpochMilli(this.openUntilMillis);
+				yield openUntil.isAfter(now) ? openUntil : now;
+			}
+			case FORCED_OPEN -> null;
+			default -> now;
+		};
+	}
+
+	/**
+	 * When this breaker may let a call through, as {@link #availableAt(Instant)} with the
+	 * clock read now; {@link Instant#MAX} when forced open.
+	 */
+	public Instant availableAt() {
+		Instant at = availableAt(this.clock.instant());
+		return (at != null) ? at : Instant.MAX;
+	}
+
+	/** Whether a call could be let through now, without taking a permit. */
+	public boolean isUsable() {
+		return switch (this.circuitBreaker.getState()) {
+			case OPEN -> this.clock.millis() > this.openUntilMillis;
+			case FORCED_OPEN -> false;
+			case HALF_OPEN -> this.freeTrials.get() > 0;
+			default -> true;
+		};
+	}
+
+	/** Whether an operator holds this breaker open. */
+	public boolean isForcedOpen() {
+		return this.circuitBreaker.getState() == CircuitBreaker.State.FORCED_OPEN;
+	}
+
+	synchronized void opened() {
+		this.openings++;
+		this.openUntilMillis = this.clock.millis() + this.settings.openDurationAfter(this.openings).toMillis();
+	}
+
+	synchronized void halfOpened() {
+		this.halfOpenSinceMillis = this.clock.millis();
+		this.freeTrials.set(this.settings.halfOpenCalls());
+	}
+
+	synchronized void closed() {
+		this.openings = 0;
+	}
+
+	/** Hold it open until an operator closes or resets it (an operator's command). */
+	public void forceOpen() {
+		this.circuitBreaker.transitionToForcedOpenState();
+	}
+
+	/** Close it, keeping its recorded calls (an operator's command). */
+	public void close() {
+		this.circuitBreaker.transitionToClosedState();
+	}
+
+	/** Close it and forget its recorded calls (an operator's command). */
+	public void reset() {
+		this.circuitBreaker.reset();
+	}
+
+	/** Let every call through and record nothing, until closed or reset (an operator's command). */
+	public void disable() {
+		this.circuitBreaker.transitionToDisabledState();
+	}
+
+	@Override
+	public String toString() {
+		return "Breaker[" + this.domain + " " + state() + "]";
+	}
+
+}

@@ -1,0 +1,22 @@
+package io.github.llmresilience.breaker.internal;
+
+import io.github.llmresilience.classify.Verdict;
+
+/**
+ * A failure whose {@link Verdict} is already known, as handed to a breaker: its
+ * record/ignore predicates read the verdict instead of classifying again.
+ */
+public final class ClassifiedFailure extends RuntimeException {
+
+	private final transient Verdict verdict;
+
+	public ClassifiedFailure(Verdict verdict, Throwable cause) {
+		super(verdict.toString(), cause, false, false);
+		this.verdict = verdict;
+	}
+
+	public Verdict verdict() {
+		return this.verdict;
+	}
+
+}

@@ -1,0 +1,54 @@
+package io.github.llmresilience.change;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * One change of state: a breaker transition, a gated quota scope, a parked or locked
+ * account, a chain edit. Every change is logged once, counted, kept in the recent-events
+ * list and handed to every {@link StateChangeListener}.
+ *
+ * @param at when it happened
+ * @param kind what happened
+ * @param subject what it happened to: a failure domain, a quota scope, an account or a
+ * chain
+ * @param detail why, in a few words (never a secret)
+ * @param until when the subject may serve again, or {@code null} when it is usable now or
+ * not known
+ */
+public record StateChange(Instant at, Kind kind, String subject, String detail, Instant until) {
+
+	public StateChange {
+		Objects.requireNonNull(at, "at");
+		Objects.requireNonNull(kind, "kind");
+		Objects.requireNonNull(subject, "subject");
+		detail = (detail != null) ? detail : "";
+	}
+
+	/** The kinds of change. */
+	public enum Kind {
+
+		BREAKER_OPENED(true), BREAKER_HALF_OPEN(false), BREAKER_CLOSED(false), BREAKER_FORCED_OPEN(true),
+		BREAKER_DISABLED(false), BREAKER_RESET(false), SCOPE_GATED(true), SCOPE_UNGATED(false),
+		ACCOUNT_PARKED(true), ACCOUNT_UNPARKED(false), ACCOUNT_LOCKED(true), ACCOUNT_UNLOCKED(false),
+		CHAIN_EDITED(false);
+
+		private final boolean makesUnusable;
+
+		Kind(boolean makesUnusable) {
+			this.makesUnusable = makesUnusable;
+		}
+
+		/** Whether this change takes a target out of service (logged as a warning). */
+		public boolean makesUnusable() {
+			return this.makesUnusable;
+		}
+
+		/** The name as used in metric tags and JSON: {@code breaker-opened}. */
+		public String tag() {
+			return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+		}
+
+	}
+
+}

@@ -1,0 +1,48 @@
+package io.github.llmresilience.timeout.internal;
+
+import java.time.Duration;
+
+/**
+ * The longest duration any setting or call option accepts. Times are added to clock
+ * readings in nanoseconds, which overflow beyond about 292 years; a year and a day is
+ * longer than any wait a provider, an operator or a call could mean.
+ */
+public final class TimeLimits {
+
+	/** The longest duration a setting or call option accepts: 366 days. */
+	public static final Duration MAX = Duration.ofDays(366);
+
+	private TimeLimits() {
+	}
+
+	/**
+	 * Check a positive duration.
+	 * @param name the setting's name, for the message
+	 * @param value the value
+	 * @return the value
+	 * @throws IllegalArgumentException when it is null, zero, negative or beyond {@link #MAX}
+	 */
+	public static Duration requirePositive(String name, Duration value) {
+		if (value == null || value.isNegative() || value.isZero() || value.compareTo(MAX) > 0) {
+			throw new IllegalArgumentException(
+					name + " must be a positive duration of at most " + MAX.toDays() + " days, was " + value);
+		}
+		return value;
+	}
+
+	/**
+	 * Check a duration that may be zero.
+	 * @param name the setting's name, for the message
+	 * @param value the value
+	 * @return the value
+	 * @throws IllegalArgumentException when it is null, negative or beyond {@link #MAX}
+	 */
+	public static Duration requireNotNegative(String name, Duration value) {
+		if (value == null || value.isNegative() || value.compareTo(MAX) > 0) {
+			throw new IllegalArgumentException(
+					name + " must be zero or a positive duration of at most " + MAX.toDays() + " days, was " + value);
+		}
+		return value;
+	}
+
+}
