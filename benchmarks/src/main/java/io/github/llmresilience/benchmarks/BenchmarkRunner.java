@@ -31,6 +31,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * java -jar benchmarks/target/benchmarks.jar success failfast  # some groups
  * java -jar benchmarks/target/benchmarks.jar --quick         # a smoke run: numbers are noise
  * java -jar benchmarks/target/benchmarks.jar --fixtures=../shared/fixtures/vendor-errors.json
+ * java -jar benchmarks/target/benchmarks.jar json            # on request only: JSON reading, 2 to 3 minutes
  * </pre>
  */
 public final class BenchmarkRunner {
@@ -46,8 +47,18 @@ public final class BenchmarkRunner {
 	 * @param include JMH's include pattern
 	 * @param threads the benchmark threads
 	 * @param timing the run's warmup and measurement
+	 * @param onRequest whether it runs only when named, not in a run of everything
 	 */
-	record Group(String name, String include, int threads, Timing timing) {
+	record Group(String name, String include, int threads, Timing timing, boolean onRequest) {
+
+		Group(String name, String include, int threads, Timing timing) {
+			this(name, include, threads, timing, false);
+		}
+
+		boolean runs(List<String> only) {
+			return only.isEmpty() ? !this.onRequest : only.stream().anyMatch(this.name::startsWith);
+		}
+
 	}
 
 	/**
@@ -73,6 +84,8 @@ public final class BenchmarkRunner {
 
 	private static final String CLASSIFY = ClassificationBenchmark.class.getName();
 
+	private static final String JSON = ProviderJsonBenchmark.class.getName();
+
 	private BenchmarkRunner() {
 	}
 
@@ -89,7 +102,7 @@ public final class BenchmarkRunner {
 			}
 			else if (arg.equals("--help") || arg.equals("-h")) {
 				System.out.println("usage: java -jar benchmarks.jar [--quick] [--fixtures=PATH] [GROUP...]");
-				System.out.println("groups: success, contention, failfast, classify (default: all)");
+				System.out.println("groups: success, contention, failfast, classify (default: all); json on request");
 				System.out.println("JMH's own command line: java -cp benchmarks.jar org.openjdk.jmh.Main -h");
 				return;
 			}
@@ -101,7 +114,7 @@ public final class BenchmarkRunner {
 		double loadBefore = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
 		Map<String, Measured> results = new LinkedHashMap<>();
 		for (Group group : plan(quick)) {
-			if (!only.isEmpty() && only.stream().noneMatch(group.name()::startsWith)) {
+			if (!group.runs(only)) {
 				continue;
 			}
 			ChainedOptionsBuilder options = new OptionsBuilder().include(group.include())
@@ -141,9 +154,15 @@ public final class BenchmarkRunner {
 				: new Timing(1, 5, Duration.ofSeconds(1), 8, Duration.ofSeconds(1));
 		Timing compute = quick ? calls : new Timing(1, 3, Duration.ofSeconds(1), 5, Duration.ofSeconds(1));
 		String pair = SUCCESS + "\\.(bareResilience4j|llmResilienceCall|llmResilienceCallParallelScheduler)$";
+		// Before and after a change of JSON reader: the success path (which must parse no
+		// JSON) and single bodies, against the bare breaker of the same run. Two forks, as
+		// the rows are compared between two runs rather than within one.
+		Timing json = quick ? calls : new Timing(2, 3, Duration.ofSeconds(1), 5, Duration.ofSeconds(1));
+		String jsonInclude = SUCCESS + "\\.(bareResilience4j|llmResilienceCall)$|" + JSON + "\\.";
 		return List.of(new Group("success", SUCCESS + "\\.|" + PARTS + "\\.", 1, calls),
 				new Group("contention-2", pair, 2, calls), new Group("contention-8", pair, 8, calls),
-				new Group("failfast", FAIL_FAST + "\\.", 1, calls), new Group("classify", CLASSIFY + "\\.", 1, compute));
+				new Group("failfast", FAIL_FAST + "\\.", 1, calls), new Group("classify", CLASSIFY + "\\.", 1, compute),
+				new Group("json", jsonInclude, 1, json, true));
 	}
 
 	/** The table's lines, in order, each with its baseline. */
@@ -190,6 +209,11 @@ public final class BenchmarkRunner {
 				ClassificationBenchmark.SUCCESS_64KIB }) {
 			rows.add(new Row("classify[" + caseClass + "]@1", "classify: " + describe(caseClass), http, ""));
 		}
+		for (String answer : new String[] { "openai-429-insufficient-quota", "anthropic-529-overloaded",
+				"gemini-429-free-tier-input-tpm", "anthropic-sse-error-overloaded-midstream",
+				"openai-stream-chat-error-chunk", ProviderJsonBenchmark.OPENAI_CHUNK, ProviderJsonBenchmark.ERROR_64KIB }) {
+			rows.add(new Row("classifyAnswer[" + answer + "]@1", "json: " + answer, bare, ""));
+		}
 		return rows;
 	}
 
@@ -206,6 +230,9 @@ public final class BenchmarkRunner {
 		String method = result.getParams().getBenchmark();
 		method = method.substring(method.lastIndexOf('.') + 1);
 		String caseClass = result.getParams().getParam("caseClass");
+		if (caseClass == null) {
+			caseClass = result.getParams().getParam("answer");
+		}
 		return method + ((caseClass != null) ? "[" + caseClass + "]" : "") + "@" + result.getParams().getThreads();
 	}
 

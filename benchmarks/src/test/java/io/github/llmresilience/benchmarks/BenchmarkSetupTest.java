@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class BenchmarkSetupTest {
 
 	private static final List<Class<?>> BENCHMARKS = List.of(SuccessPathBenchmark.class, HotPathPartsBenchmark.class,
-			FailFastBenchmark.class, ClassificationBenchmark.class);
+			FailFastBenchmark.class, ClassificationBenchmark.class, ProviderJsonBenchmark.class);
 
 	@Test
 	void everySuccessPathBenchmarkAnswers() {
@@ -91,6 +91,22 @@ class BenchmarkSetupTest {
 	}
 
 	@Test
+	void everyJsonAnswerLoadsAndIsClassifiedAsExpected() throws Exception {
+		String[] answers = ProviderJsonBenchmark.class.getField("answer").getAnnotation(Param.class).value();
+		for (String answer : answers) {
+			ProviderJsonBenchmark benchmark = new ProviderJsonBenchmark();
+			benchmark.answer = answer;
+			benchmark.fixtures = "";
+			// Throws when an answer takes another path than its expected outcome.
+			benchmark.setUp();
+			assertThat(benchmark.classifyAnswer()).isNotNull();
+		}
+		assertThat(BenchmarkRunner.plan(false)).filteredOn(BenchmarkRunner.Group::onRequest)
+			.extracting(BenchmarkRunner.Group::name)
+			.containsExactly("json");
+	}
+
+	@Test
 	void bundledFixturesAreTheSharedOnes() throws Exception {
 		String shared = System.getProperty("llm.resilience.fixtures");
 		java.nio.file.Path file = (shared != null) ? java.nio.file.Path.of(shared, "vendor-errors.json") : null;
@@ -130,6 +146,10 @@ class BenchmarkSetupTest {
 		Duration perFork = Duration.ofSeconds(3);
 		Duration total = Duration.ZERO;
 		for (BenchmarkRunner.Group group : BenchmarkRunner.plan(false)) {
+			if (group.onRequest()) {
+				// Not part of a run of everything.
+				continue;
+			}
 			BenchmarkRunner.Timing timing = group.timing();
 			Duration one = timing.warmup().multipliedBy(timing.warmups())
 				.plus(timing.measurement().multipliedBy(timing.measurements()))

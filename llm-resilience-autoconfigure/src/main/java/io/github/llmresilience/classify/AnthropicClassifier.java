@@ -34,29 +34,29 @@ final class AnthropicClassifier extends VendorClassifier {
 
 	@Override
 	protected Finding error(int status, ProviderResponse response, Object json) {
-		Object root = LenientJson.unwrapArray(json);
-		return read(status, LenientJson.member(root, "error"));
+		Object root = JsonBody.unwrapArray(json);
+		return read(status, JsonBody.member(root, "error"));
 	}
 
 	@Override
 	protected Finding successBody(Object json, String body) {
-		Object root = LenientJson.unwrapArray(json);
-		if ("refusal".equals(LenientJson.text(root, "stop_reason"))) {
+		Object root = JsonBody.unwrapArray(json);
+		if ("refusal".equals(JsonBody.text(root, "stop_reason"))) {
 			return refusal("refusal");
 		}
-		if ("error".equals(LenientJson.text(root, "type"))) {
-			return read(200, LenientJson.member(root, "error"));
+		if ("error".equals(JsonBody.text(root, "type"))) {
+			return read(200, JsonBody.member(root, "error"));
 		}
 		return null;
 	}
 
 	@Override
 	protected Finding streamEvent(String event, Object json, String data) {
-		if ("error".equals(event) || "error".equals(LenientJson.text(json, "type"))) {
-			return read(200, LenientJson.member(json, "error"));
+		if ("error".equals(event) || "error".equals(JsonBody.text(json, "type"))) {
+			return read(200, JsonBody.member(json, "error"));
 		}
-		if ("refusal".equals(LenientJson.text(json, "delta", "stop_reason"))
-				|| "refusal".equals(LenientJson.text(json, "message", "stop_reason"))) {
+		if ("refusal".equals(JsonBody.text(json, "delta", "stop_reason"))
+				|| "refusal".equals(JsonBody.text(json, "message", "stop_reason"))) {
 			return refusal("refusal");
 		}
 		return null;
@@ -64,9 +64,9 @@ final class AnthropicClassifier extends VendorClassifier {
 
 	/** Also used by Vertex AI and Bedrock, which serve Claude with this body shape. */
 	Finding read(int status, Object error) {
-		String type = LenientJson.text(error, "type");
-		String detail = LenientJson.text(error, "details", "error_code");
-		String message = LenientJson.text(error, "message");
+		String type = JsonBody.text(error, "type");
+		String detail = JsonBody.text(error, "details", "error_code");
+		String message = JsonBody.text(error, "message");
 		Outcome fromTable = (detail != null) ? DETAIL_CODES.get(detail) : null;
 		if (fromTable == null && type != null) {
 			fromTable = TABLE.get(type);

@@ -51,25 +51,25 @@ final class BedrockClassifier extends VendorClassifier {
 
 	@Override
 	protected Finding error(int status, ProviderResponse response, Object json) {
-		Object root = LenientJson.unwrapArray(json);
+		Object root = JsonBody.unwrapArray(json);
 		String type = errorType(response.header("x-amzn-errortype"));
 		if (type == null) {
-			type = errorType(LenientJson.text(root, "__type"));
+			type = errorType(JsonBody.text(root, "__type"));
 		}
-		if (type == null && "error".equals(LenientJson.text(root, "type"))) {
-			return this.claude.read(status, LenientJson.member(root, "error"));
+		if (type == null && "error".equals(JsonBody.text(root, "type"))) {
+			return this.claude.read(status, JsonBody.member(root, "error"));
 		}
-		String message = firstText(LenientJson.text(root, "message"), LenientJson.text(root, "Message"));
+		String message = firstText(JsonBody.text(root, "message"), JsonBody.text(root, "Message"));
 		return decide(status, lookup(type), type, message);
 	}
 
 	@Override
 	protected Finding successBody(Object json, String body) {
-		Object root = LenientJson.unwrapArray(json);
+		Object root = JsonBody.unwrapArray(json);
 		if (refused(root)) {
-			return refusal(firstText(LenientJson.text(root, "stopReason"), "guardrail_intervened"));
+			return refusal(firstText(JsonBody.text(root, "stopReason"), "guardrail_intervened"));
 		}
-		if ("refusal".equals(LenientJson.text(root, "stop_reason"))) {
+		if ("refusal".equals(JsonBody.text(root, "stop_reason"))) {
 			return refusal("refusal");
 		}
 		return null;
@@ -80,19 +80,19 @@ final class BedrockClassifier extends VendorClassifier {
 		String type = errorType(event);
 		Outcome fromTable = lookup(type);
 		if (fromTable != null || (type != null && type.toLowerCase(Locale.ROOT).endsWith("exception"))) {
-			String message = firstText(LenientJson.text(json, "message"), LenientJson.text(json, "Message"));
+			String message = firstText(JsonBody.text(json, "message"), JsonBody.text(json, "Message"));
 			return embeddedError(fromTable, type, message, null);
 		}
-		if (refused(json) || refused(LenientJson.member(json, "messageStop"))) {
+		if (refused(json) || refused(JsonBody.member(json, "messageStop"))) {
 			return refusal("guardrail_intervened");
 		}
 		return null;
 	}
 
 	private static boolean refused(Object root) {
-		String stop = LenientJson.text(root, "stopReason");
+		String stop = JsonBody.text(root, "stopReason");
 		return (stop != null && REFUSAL_STOP.contains(stop))
-				|| "INTERVENED".equals(LenientJson.text(root, "amazon-bedrock-guardrailAction"));
+				|| "INTERVENED".equals(JsonBody.text(root, "amazon-bedrock-guardrailAction"));
 	}
 
 	private static Outcome lookup(String type) {

@@ -24,8 +24,8 @@ final class CohereClassifier extends VendorClassifier {
 
 	@Override
 	protected Finding error(int status, ProviderResponse response, Object json) {
-		Object root = LenientJson.unwrapArray(json);
-		String message = LenientJson.text(root, "message");
+		Object root = JsonBody.unwrapArray(json);
+		String message = JsonBody.text(root, "message");
 		if (status == 498) {
 			return new Finding(Outcome.CREDENTIAL, "invalid_token", true, null, null);
 		}
@@ -38,17 +38,17 @@ final class CohereClassifier extends VendorClassifier {
 
 	@Override
 	protected Finding successBody(Object json, String body) {
-		return refused(LenientJson.unwrapArray(json)) ? refusal("ERROR_TOXIC") : null;
+		return refused(JsonBody.unwrapArray(json)) ? refusal("ERROR_TOXIC") : null;
 	}
 
 	@Override
 	protected Finding streamEvent(String event, Object json, String data) {
-		return (refused(json) || refused(LenientJson.member(json, "delta"))
-				|| refused(LenientJson.member(json, "response"))) ? refusal("ERROR_TOXIC") : null;
+		return (refused(json) || refused(JsonBody.member(json, "delta"))
+				|| refused(JsonBody.member(json, "response"))) ? refusal("ERROR_TOXIC") : null;
 	}
 
 	private static boolean refused(Object root) {
-		String finish = LenientJson.text(root, "finish_reason");
+		String finish = JsonBody.text(root, "finish_reason");
 		return finish != null && REFUSAL_FINISH.contains(finish);
 	}
 

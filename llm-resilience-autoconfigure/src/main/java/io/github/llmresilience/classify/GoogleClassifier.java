@@ -57,11 +57,11 @@ final class GoogleClassifier extends VendorClassifier {
 
 	@Override
 	protected Finding error(int status, ProviderResponse response, Object json) {
-		Object root = LenientJson.unwrapArray(json);
+		Object root = JsonBody.unwrapArray(json);
 		if (isClaudeShape(root)) {
-			return this.claude.read(status, LenientJson.member(root, "error"));
+			return this.claude.read(status, JsonBody.member(root, "error"));
 		}
-		return read(status, LenientJson.member(root, "error"));
+		return read(status, JsonBody.member(root, "error"));
 	}
 
 	@Override
@@ -79,61 +79,61 @@ final class GoogleClassifier extends VendorClassifier {
 
 	@Override
 	protected Finding streamEvent(String event, Object json, String data) {
-		Object root = LenientJson.unwrapArray(json);
+		Object root = JsonBody.unwrapArray(json);
 		if (isClaudeShape(root) || "error".equals(event)) {
-			return this.claude.read(200, LenientJson.member(root, "error"));
+			return this.claude.read(200, JsonBody.member(root, "error"));
 		}
 		return chunk(root);
 	}
 
 	private Finding chunk(Object chunk) {
-		if (LenientJson.member(chunk, "error") instanceof Map<?, ?> error) {
+		if (JsonBody.member(chunk, "error") instanceof Map<?, ?> error) {
 			return read(200, error);
 		}
-		if ("refusal".equals(LenientJson.text(chunk, "stop_reason"))) {
+		if ("refusal".equals(JsonBody.text(chunk, "stop_reason"))) {
 			return refusal("refusal");
 		}
-		String blockReason = LenientJson.text(chunk, "promptFeedback", "blockReason");
+		String blockReason = JsonBody.text(chunk, "promptFeedback", "blockReason");
 		if (blockReason != null && !blockReason.isEmpty() && !"BLOCKED_REASON_UNSPECIFIED".equals(blockReason)) {
 			return refusal(blockReason);
 		}
-		List<Object> candidates = LenientJson.array(chunk, "candidates");
+		List<Object> candidates = JsonBody.array(chunk, "candidates");
 		if (allMatch(candidates, "finishReason", REFUSAL_FINISH)) {
-			return refusal(LenientJson.text(candidates.get(0), "finishReason"));
+			return refusal(JsonBody.text(candidates.get(0), "finishReason"));
 		}
 		return null;
 	}
 
 	private Finding read(int status, Object error) {
-		String canonical = LenientJson.text(error, "status");
-		String message = LenientJson.text(error, "message");
+		String canonical = JsonBody.text(error, "status");
+		String message = JsonBody.text(error, "message");
 		String reason = null;
 		List<String> quotaIds = new ArrayList<>();
 		Duration retryDelay = null;
-		for (Object detail : LenientJson.array(error, "details")) {
-			String kind = LenientJson.text(detail, "@type");
+		for (Object detail : JsonBody.array(error, "details")) {
+			String kind = JsonBody.text(detail, "@type");
 			if (kind == null) {
 				continue;
 			}
 			if (kind.endsWith("ErrorInfo")) {
-				reason = firstText(reason, LenientJson.text(detail, "reason"));
+				reason = firstText(reason, JsonBody.text(detail, "reason"));
 			}
 			else if (kind.endsWith("QuotaFailure")) {
-				for (Object violation : LenientJson.array(detail, "violations")) {
-					String quotaId = firstText(LenientJson.text(violation, "quotaId"),
-							LenientJson.text(violation, "quotaMetric"));
+				for (Object violation : JsonBody.array(detail, "violations")) {
+					String quotaId = firstText(JsonBody.text(violation, "quotaId"),
+							JsonBody.text(violation, "quotaMetric"));
 					if (quotaId != null) {
 						quotaIds.add(quotaId);
 					}
 				}
 			}
 			else if (kind.endsWith("RetryInfo")) {
-				retryDelay = WaitHints.goDuration(LenientJson.text(detail, "retryDelay"));
+				retryDelay = WaitHints.goDuration(JsonBody.text(detail, "retryDelay"));
 			}
 		}
 		String legacyReason = null;
-		for (Object legacy : LenientJson.array(error, "errors")) {
-			legacyReason = firstText(legacyReason, LenientJson.text(legacy, "reason"));
+		for (Object legacy : JsonBody.array(error, "errors")) {
+			legacyReason = firstText(legacyReason, JsonBody.text(legacy, "reason"));
 		}
 		Outcome fromTable = (reason != null) ? REASON_TABLE.get(reason) : null;
 		if (fromTable == null && canonical != null) {
@@ -180,8 +180,8 @@ final class GoogleClassifier extends VendorClassifier {
 	}
 
 	private static boolean isClaudeShape(Object root) {
-		return "error".equals(LenientJson.text(root, "type"))
-				&& LenientJson.text(root, "error", "type") != null;
+		return "error".equals(JsonBody.text(root, "type"))
+				&& JsonBody.text(root, "error", "type") != null;
 	}
 
 	@SuppressWarnings("unchecked")

@@ -67,19 +67,19 @@ final class OpenAiClassifier extends VendorClassifier {
 
 	@Override
 	protected Finding error(int status, ProviderResponse response, Object json) {
-		Object error = envelope(LenientJson.unwrapArray(json));
+		Object error = envelope(JsonBody.unwrapArray(json));
 		return read(status, error);
 	}
 
 	@Override
 	protected Finding successBody(Object json, String body) {
-		Object root = LenientJson.unwrapArray(json);
+		Object root = JsonBody.unwrapArray(json);
 		if (refused(root)) {
 			return refusal("content_filter");
 		}
 		// Responses API: {"status": "failed", "error": {...}}; proxies: 200 {"error": {...}}
-		Object error = LenientJson.member(root, "error");
-		if (error instanceof Map<?, ?> && LenientJson.member(root, "choices") == null) {
+		Object error = JsonBody.member(root, "error");
+		if (error instanceof Map<?, ?> && JsonBody.member(root, "choices") == null) {
 			return read(200, error);
 		}
 		return null;
@@ -90,9 +90,9 @@ final class OpenAiClassifier extends VendorClassifier {
 		if (json == null) {
 			return "error".equals(event) ? embeddedError(null, null, data, null) : null;
 		}
-		String type = LenientJson.text(json, "type");
+		String type = JsonBody.text(json, "type");
 		// Chat completions: data: {"error": {...}}
-		Object error = LenientJson.member(json, "error");
+		Object error = JsonBody.member(json, "error");
 		if (error instanceof Map<?, ?> && !"response.failed".equals(type)) {
 			return read(200, error);
 		}
@@ -101,20 +101,20 @@ final class OpenAiClassifier extends VendorClassifier {
 			return read(200, json);
 		}
 		if ("response.failed".equals(type) || "response.failed".equals(event)) {
-			Object failed = LenientJson.at(json, "response", "error");
+			Object failed = JsonBody.at(json, "response", "error");
 			return (failed != null) ? read(200, failed) : embeddedError(null, "response.failed", null, null);
 		}
-		if (refused(json) || refused(LenientJson.member(json, "response"))) {
+		if (refused(json) || refused(JsonBody.member(json, "response"))) {
 			return refusal("content_filter");
 		}
 		return null;
 	}
 
 	private Finding read(int status, Object error) {
-		String code = LenientJson.text(error, "code");
-		String type = LenientJson.text(error, "type");
-		String inner = LenientJson.text(error, "innererror", "code");
-		String message = LenientJson.text(error, "message");
+		String code = JsonBody.text(error, "code");
+		String type = JsonBody.text(error, "type");
+		String inner = JsonBody.text(error, "innererror", "code");
+		String message = JsonBody.text(error, "message");
 		Outcome fromTable = lookup(inner);
 		if (fromTable == null) {
 			fromTable = lookup(code);
@@ -129,7 +129,7 @@ final class OpenAiClassifier extends VendorClassifier {
 
 	/** The error object: {@code error} when present, else the body itself (Mistral). */
 	private static Object envelope(Object root) {
-		Object error = LenientJson.member(root, "error");
+		Object error = JsonBody.member(root, "error");
 		if (error instanceof Map<?, ?>) {
 			return error;
 		}
@@ -137,10 +137,10 @@ final class OpenAiClassifier extends VendorClassifier {
 	}
 
 	private static boolean refused(Object root) {
-		if (allMatch(LenientJson.array(root, "choices"), "finish_reason", REFUSAL_FINISH)) {
+		if (allMatch(JsonBody.array(root, "choices"), "finish_reason", REFUSAL_FINISH)) {
 			return true;
 		}
-		return "content_filter".equals(LenientJson.text(root, "incomplete_details", "reason"));
+		return "content_filter".equals(JsonBody.text(root, "incomplete_details", "reason"));
 	}
 
 	private static Outcome lookup(String key) {

@@ -78,9 +78,9 @@ abstract class VendorClassifier implements ProviderErrorClassifier {
 			if (!containsAny(body, successMarkers())) {
 				return Verdict.success();
 			}
-			return verdict(response, successBody(LenientJson.parse(body), body));
+			return verdict(response, successBody(JsonBody.parse(body), body));
 		}
-		Finding finding = error(status, response, LenientJson.parse(response.body()));
+		Finding finding = error(status, response, JsonBody.parse(response.body()));
 		return verdict(response, (finding != null) ? finding : byStatus(status, null));
 	}
 
@@ -88,7 +88,7 @@ abstract class VendorClassifier implements ProviderErrorClassifier {
 		if (data == null || data.isEmpty() || "[DONE]".equals(data.trim())) {
 			return ("error".equals(event)) ? embeddedError(null, null, null, null) : null;
 		}
-		return streamEvent(event, LenientJson.parse(data), data);
+		return streamEvent(event, JsonBody.parse(data), data);
 	}
 
 	// What each vendor reads -------------------------------------------------------------
@@ -337,11 +337,11 @@ abstract class VendorClassifier implements ProviderErrorClassifier {
 	}
 
 	/**
-	 * Whether a marker starts within the first {@link LenientJson#MAX_CHARS} characters:
+	 * Whether a marker starts within the first {@link JsonBody#MAX_CHARS} characters:
 	 * a 2xx body may be megabytes long, and the scan must cost the same whatever its size.
 	 */
 	protected static boolean containsAny(CharSequence body, String[] markers) {
-		int end = Math.min(body.length(), LenientJson.MAX_CHARS);
+		int end = Math.min(body.length(), JsonBody.MAX_CHARS);
 		for (String marker : markers) {
 			if (indexOf(body, marker, end) >= 0) {
 				return true;
@@ -390,7 +390,7 @@ abstract class VendorClassifier implements ProviderErrorClassifier {
 			return false;
 		}
 		for (Object element : elements) {
-			String value = LenientJson.text(element, field);
+			String value = JsonBody.text(element, field);
 			if (value == null || !values.contains(value)) {
 				return false;
 			}

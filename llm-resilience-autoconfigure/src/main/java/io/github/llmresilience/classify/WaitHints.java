@@ -169,7 +169,7 @@ public final class WaitHints {
 		if (text == null || text.isEmpty()) {
 			return null;
 		}
-		String lower = text.substring(0, Math.min(text.length(), LenientJson.MAX_CHARS)).toLowerCase(Locale.ROOT);
+		String lower = text.substring(0, Math.min(text.length(), JsonBody.MAX_CHARS)).toLowerCase(Locale.ROOT);
 		for (String cue : TEXT_CUES) {
 			int at = lower.indexOf(cue);
 			while (at >= 0) {

@@ -1,6 +1,6 @@
 package io.github.llmresilience.web;
 
-import io.github.llmresilience.classify.LenientJson;
+import io.github.llmresilience.classify.JsonBody;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.extract.ProviderAnswerException;
 import reactor.core.publisher.Flux;
@@ -38,21 +38,21 @@ public final class AnthropicMessageStream {
 	public static Flux<StreamChunk> chunks(Flux<ServerSentEvent<String>> events) {
 		return events.<StreamChunk>handle((event, sink) -> {
 			String data = (event.data() != null) ? event.data() : "";
-			Object json = LenientJson.parse(data);
-			String type = (event.event() != null) ? event.event() : LenientJson.text(json, "type");
+			Object json = JsonBody.parse(data);
+			String type = (event.event() != null) ? event.event() : JsonBody.text(json, "type");
 			if (type == null) {
 				return;
 			}
 			switch (type) {
 				case "error" -> sink.error(new ProviderAnswerException(ProviderResponse.streamEvent("error", data)));
 				case "content_block_delta" -> {
-					String text = LenientJson.text(json, "delta", "text");
+					String text = JsonBody.text(json, "delta", "text");
 					if (text != null && !text.isEmpty()) {
 						sink.next(new StreamChunk(text, null));
 					}
 				}
 				case "message_delta" -> {
-					String stop = LenientJson.text(json, "delta", "stop_reason");
+					String stop = JsonBody.text(json, "delta", "stop_reason");
 					if ("refusal".equals(stop)) {
 						sink.error(new ProviderAnswerException(ProviderResponse.streamEvent(type, data)));
 					}

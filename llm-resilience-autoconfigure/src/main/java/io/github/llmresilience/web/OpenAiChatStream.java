@@ -2,7 +2,7 @@ package io.github.llmresilience.web;
 
 import java.util.List;
 
-import io.github.llmresilience.classify.LenientJson;
+import io.github.llmresilience.classify.JsonBody;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.extract.ProviderAnswerException;
 import reactor.core.publisher.Flux;
@@ -48,24 +48,24 @@ public final class OpenAiChatStream {
 				sink.complete();
 				return;
 			}
-			Object json = LenientJson.parse(data);
-			String type = LenientJson.text(json, "type");
-			if ("error".equals(event.event()) || LenientJson.member(json, "error") != null || "error".equals(type)
+			Object json = JsonBody.parse(data);
+			String type = JsonBody.text(json, "type");
+			if ("error".equals(event.event()) || JsonBody.member(json, "error") != null || "error".equals(type)
 					|| "response.failed".equals(type)) {
 				sink.error(new ProviderAnswerException(ProviderResponse.streamEvent(event.event(), data)));
 				return;
 			}
-			List<Object> choices = LenientJson.array(json, "choices");
+			List<Object> choices = JsonBody.array(json, "choices");
 			if (choices.isEmpty()) {
 				return;
 			}
 			Object choice = choices.get(0);
-			String finish = LenientJson.text(choice, "finish_reason");
+			String finish = JsonBody.text(choice, "finish_reason");
 			if ("content_filter".equals(finish)) {
 				sink.error(new ProviderAnswerException(ProviderResponse.streamEvent(event.event(), data)));
 				return;
 			}
-			String text = LenientJson.text(choice, "delta", "content");
+			String text = JsonBody.text(choice, "delta", "content");
 			if ((text != null && !text.isEmpty()) || finish != null) {
 				sink.next(new StreamChunk((text != null) ? text : "", finish));
 			}

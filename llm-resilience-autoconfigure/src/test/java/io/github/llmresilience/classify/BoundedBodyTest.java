@@ -44,12 +44,12 @@ class BoundedBodyTest {
 
 	@Test
 	void theMarkerScanReadsNoCharacterBeyondThePrefix() {
-		for (int size : new int[] { 1024, LenientJson.MAX_CHARS, 1024 * 1024, 16 * 1024 * 1024 }) {
+		for (int size : new int[] { 1024, JsonBody.MAX_CHARS, 1024 * 1024, 16 * 1024 * 1024 }) {
 			CountingText body = new CountingText(size);
 			assertThat(VendorClassifier.containsAny(body, new String[] { "\"error\"", "content_filter" })).isFalse();
 			// The characters read never exceed the prefix, whatever the body's size.
 			assertThat(body.furthest).as("furthest index read of %d", size)
-				.isLessThan(Math.min(size, LenientJson.MAX_CHARS));
+				.isLessThan(Math.min(size, JsonBody.MAX_CHARS));
 		}
 		String marked = "x".repeat(100) + "\"error\"";
 		assertThat(VendorClassifier.indexOf(marked, "\"error\"", marked.length())).isEqualTo(100);
