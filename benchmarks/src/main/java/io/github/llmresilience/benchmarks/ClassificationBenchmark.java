@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import io.github.llmresilience.classify.BuiltInClassifiers;
+import io.github.llmresilience.classify.internal.BuiltInClassifiers;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
@@ -61,7 +61,7 @@ public class ClassificationBenchmark {
 		this.responses = new ProviderResponse[cases.size()];
 		for (int i = 0; i < cases.size(); i++) {
 			VendorFixtures.Case fixture = cases.get(i);
-			this.classifiers[i] = BuiltInClassifiers.forVendor(fixture.vendor());
+			this.classifiers[i] = BuiltInClassifiers.forProvider(fixture.vendor());
 			this.responses[i] = fixture.response();
 			// Measuring a case that takes the wrong path would measure the wrong thing.
 			Outcome outcome = this.classifiers[i].classify(this.responses[i]).outcome();

@@ -3,7 +3,7 @@ package io.github.llmresilience.benchmarks;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import io.github.llmresilience.classify.BuiltInClassifiers;
+import io.github.llmresilience.classify.internal.BuiltInClassifiers;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
@@ -57,7 +57,7 @@ public class ProviderJsonBenchmark {
 	@Setup
 	public void setUp() {
 		VendorFixtures.Case fixture = find(this.answer, this.fixtures);
-		this.classifier = BuiltInClassifiers.forVendor(fixture.vendor());
+		this.classifier = BuiltInClassifiers.forProvider(fixture.vendor());
 		this.response = fixture.response();
 		// Measuring an answer that takes the wrong path would measure the wrong thing.
 		Outcome outcome = this.classifier.classify(this.response).outcome();

@@ -8,7 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
-import io.github.llmresilience.classify.RecentUnclassified;
+import io.github.llmresilience.classify.internal.RecentUnclassified;
 import io.github.llmresilience.change.internal.RecentStateChanges;
 import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.execute.LlmResilience;
@@ -202,7 +202,7 @@ public class LlmResilienceEndpoint {
 	 * @param targets every target, by name
 	 * @param chains every chain, by name
 	 * @param events the recent state changes, newest first
-	 * @param unclassified the recently defaulted {@code (vendor, status, type)} tuples, the
+	 * @param unclassified the recently defaulted {@code (provider, status, type)} tuples, the
 	 * most recent first
 	 */
 	public record LlmResilienceDescriptor(Map<String, TargetDescriptor> targets, Map<String, ChainDescriptor> chains,

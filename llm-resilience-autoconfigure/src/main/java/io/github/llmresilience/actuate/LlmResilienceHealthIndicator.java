@@ -18,7 +18,7 @@ import org.springframework.boot.health.contributor.Status;
  * given), with details per chain and per target.
  *
  * <p>{@code DEGRADED} maps to HTTP 200 and is left out of the aggregate status by
- * default, because a liveness probe must not restart pods for a vendor's outage; the
+ * default, because a liveness probe must not restart pods for a provider's outage; the
  * details still show which providers are out and why.
  */
 public class LlmResilienceHealthIndicator implements HealthIndicator {

@@ -16,7 +16,7 @@ import org.springframework.boot.actuate.endpoint.OperationResponseBody;
  * which leaves out what is {@code null}.
  *
  * @param name the target's name
- * @param provider the vendor id
+ * @param provider the provider id
  * @param model the model or deployment
  * @param region the region
  * @param usable whether a call could be sent to it now

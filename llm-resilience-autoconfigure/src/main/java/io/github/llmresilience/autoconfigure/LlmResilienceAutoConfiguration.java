@@ -13,7 +13,7 @@ import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.UnclassifiedListener;
-import io.github.llmresilience.classify.UnclassifiedListeners;
+import io.github.llmresilience.classify.internal.UnclassifiedListeners;
 import io.github.llmresilience.change.StateChangeListener;
 import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.execute.CallObserver;
@@ -50,7 +50,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Auto-configuration of llm-resilience: the classifiers of every vendor, the targets and
+ * Auto-configuration of llm-resilience: the classifiers of every provider, the targets and
  * chains from {@code llm.resilience.*}, and the {@link LlmResilience} executor. Timeouts
  * and backoffs run on the shared {@link CoalescingTimer} unless a Reactor
  * {@link Scheduler} bean named {@code llmResilienceScheduler} is defined (a test's virtual
@@ -95,7 +95,7 @@ public final class LlmResilienceAutoConfiguration {
 			if (target.getProvider() != null && !classifiers.contains(target.getProvider())) {
 				problems.add(new Problem(LlmResilienceProperties.PREFIX + ".targets." + name + ".provider",
 						LlmResilienceProperties.quote(target.getProvider()),
-						"must be a vendor id with a classifier: " + String.join(", ", classifiers.vendorIds())
+						"must be a provider id with a classifier: " + String.join(", ", classifiers.providerIds())
 								+ " (or register a ProviderErrorClassifier bean for a new id)"));
 			}
 		});

@@ -2,7 +2,7 @@ package io.github.llmresilience.autoconfigure;
 
 import io.github.llmresilience.actuate.LlmResilienceEndpoint;
 import io.github.llmresilience.actuate.LlmResilienceEndpointWebExtension;
-import io.github.llmresilience.classify.RecentUnclassified;
+import io.github.llmresilience.classify.internal.RecentUnclassified;
 import io.github.llmresilience.change.internal.RecentStateChanges;
 import io.github.llmresilience.execute.LlmResilience;
 

@@ -2,7 +2,7 @@ package io.github.llmresilience.autoconfigure;
 
 import java.time.Clock;
 
-import io.github.llmresilience.classify.RecentUnclassified;
+import io.github.llmresilience.classify.internal.RecentUnclassified;
 import io.github.llmresilience.context.event.LlmResilienceEvent;
 import io.github.llmresilience.context.event.LlmResilienceEventPublisher;
 import io.github.llmresilience.change.internal.RecentStateChanges;

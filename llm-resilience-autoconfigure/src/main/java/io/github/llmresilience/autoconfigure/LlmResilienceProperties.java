@@ -317,7 +317,7 @@ public class LlmResilienceProperties implements InitializingBean {
 	/** One place a request can be served from. */
 	public static class TargetProperties {
 
-		/** Vendor kind, which selects the error classifier: openai, azure-openai, anthropic, gemini, vertex-ai, bedrock, mistral, cohere, openai-compatible, or the id of your own classifier bean. */
+		/** Provider kind, which selects the error classifier: openai, azure-openai, anthropic, gemini, vertex-ai, bedrock, mistral, cohere, openai-compatible, or the id of your own classifier bean. */
 		private String provider;
 
 		/** Billing account or API project; its quota scope is account/model. Defaults to the target's name. */
@@ -398,7 +398,7 @@ public class LlmResilienceProperties implements InitializingBean {
 		void validate(String property, Breaker breakerDefaults, Timeouts timeoutDefaults, List<Problem> problems) {
 			if (this.provider == null || this.provider.isBlank()) {
 				problems.add(new Problem(property + ".provider", "null",
-						"every target needs a provider (vendor id such as openai or anthropic)"));
+						"every target needs a provider (provider id such as openai or anthropic)"));
 			}
 			if (this.model == null || this.model.isBlank()) {
 				problems.add(new Problem(property + ".model", quote(this.model), "must not be blank"));
@@ -782,7 +782,7 @@ public class LlmResilienceProperties implements InitializingBean {
 		/** Shortest wait hint believed; a shorter one (zero, a reset already past) gates for default-wait. */
 		private Duration minWait = Duration.ofMillis(100);
 
-		/** A rate limit whose vendor-stated reset is further off than this is a quota: the account is parked. */
+		/** A rate limit whose provider-stated reset is further off than this is a quota: the account is parked. */
 		private Duration quotaThreshold = Duration.ofHours(1);
 
 		public Duration getDefaultWait() {
@@ -839,7 +839,7 @@ public class LlmResilienceProperties implements InitializingBean {
 		/** How long an account is parked after a quota answer that named no reset time. */
 		private Duration defaultPark = Duration.ofHours(1);
 
-		/** Longest park, whatever the vendor's hint says. */
+		/** Longest park, whatever the provider's hint says. */
 		private Duration maxPark = Duration.ofDays(31);
 
 		public Duration getDefaultPark() {

@@ -8,16 +8,16 @@ import io.github.llmresilience.timeout.internal.TimeLimits;
 /**
  * What the built-in classifiers need besides the answer itself.
  *
- * @param clock the clock for "now", when a vendor names an instant and its response has
+ * @param clock the clock for "now", when a provider names an instant and its response has
  * no {@code date} header
- * @param quotaThreshold a rate limit whose vendor-stated reset is further off than this
+ * @param quotaThreshold a rate limit whose provider-stated reset is further off than this
  * is read as {@link Outcome#QUOTA}: a reset header ({@code x-ratelimit-reset-*},
- * {@code anthropic-ratelimit-*-reset}) or the vendor's error message naming such a wait,
+ * {@code anthropic-ratelimit-*-reset}) or the provider's error message naming such a wait,
  * as Azure's "Please retry after 86400 seconds" does. A bare {@code retry-after} (or
  * {@code retry-after-ms}, or Gemini's {@code RetryInfo}) never is on its own: one absurd
  * header value must not park a whole account for weeks; the throttle gate cuts it to
  * {@code throttle.max-wait} instead. Positive, at most {@link TimeLimits#MAX}
- * @param listener told about every answer the vendor's table does not know
+ * @param listener told about every answer the provider's table does not know
  */
 public record ClassifierSettings(Clock clock, Duration quotaThreshold, UnclassifiedListener listener) {
 

@@ -28,7 +28,7 @@ public enum Outcome {
 	/** Malformed, too long, unknown model: the caller's bug, identical on every target. */
 	REQUEST(false, false, false),
 
-	/** A safety refusal, deterministic for the input: paying another vendor to refuse helps nobody. */
+	/** A safety refusal, deterministic for the input: paying another provider to refuse helps nobody. */
 	CONTENT_FILTER(false, false, false),
 
 	/** A stream died after its first token: the caller has already seen part of an answer. */

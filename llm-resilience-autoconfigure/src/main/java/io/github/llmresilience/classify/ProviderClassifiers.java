@@ -7,8 +7,10 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
+import io.github.llmresilience.classify.internal.BuiltInClassifiers;
+
 /**
- * The classifier for each vendor id: the application's own classifiers first, the
+ * The classifier for each provider id: the application's own classifiers first, the
  * built-in ones for every other known id.
  */
 public final class ProviderClassifiers {
@@ -16,22 +18,22 @@ public final class ProviderClassifiers {
 	private final Map<String, ProviderErrorClassifier> byVendor;
 
 	/**
-	 * @param custom the application's classifiers; one per vendor id, each replacing the
+	 * @param custom the application's classifiers; one per provider id, each replacing the
 	 * built-in classifier of its id or adding a new id
 	 * @param settings the settings of the built-in classifiers
-	 * @throws IllegalArgumentException when two custom classifiers claim one vendor id
+	 * @throws IllegalArgumentException when two custom classifiers claim one provider id
 	 */
 	public ProviderClassifiers(Collection<? extends ProviderErrorClassifier> custom, ClassifierSettings settings) {
 		Map<String, ProviderErrorClassifier> map = new LinkedHashMap<>();
-		for (String id : BuiltInClassifiers.VENDOR_IDS) {
-			map.put(id, BuiltInClassifiers.forVendor(id, settings));
+		for (String id : BuiltInClassifiers.PROVIDER_IDS) {
+			map.put(id, BuiltInClassifiers.forProvider(id, settings));
 		}
 		Map<String, ProviderErrorClassifier> seen = new LinkedHashMap<>();
 		for (ProviderErrorClassifier classifier : custom) {
-			String id = normalize(classifier.vendor());
+			String id = normalize(classifier.provider());
 			ProviderErrorClassifier previous = seen.put(id, classifier);
 			if (previous != null) {
-				throw new IllegalArgumentException("Two classifiers claim vendor id '" + id + "': "
+				throw new IllegalArgumentException("Two classifiers claim provider id '" + id + "': "
 						+ previous.getClass().getName() + " and " + classifier.getClass().getName());
 			}
 			map.put(id, classifier);
@@ -45,25 +47,25 @@ public final class ProviderClassifiers {
 	}
 
 	/**
-	 * The classifier for a vendor id.
+	 * The classifier for a provider id.
 	 * @throws IllegalArgumentException for an unknown id; the message lists the known ones
 	 */
-	public ProviderErrorClassifier forVendor(String id) {
+	public ProviderErrorClassifier forProvider(String id) {
 		ProviderErrorClassifier classifier = this.byVendor.get(normalize(id));
 		if (classifier == null) {
 			throw new IllegalArgumentException(
-					"Unknown LLM vendor id '" + id + "'; known ids: " + String.join(", ", vendorIds()));
+					"Unknown LLM provider id '" + id + "'; known ids: " + String.join(", ", providerIds()));
 		}
 		return classifier;
 	}
 
-	/** Whether a vendor id has a classifier. */
+	/** Whether a provider id has a classifier. */
 	public boolean contains(String id) {
 		return id != null && this.byVendor.containsKey(normalize(id));
 	}
 
-	/** Every vendor id with a classifier. */
-	public Set<String> vendorIds() {
+	/** Every provider id with a classifier. */
+	public Set<String> providerIds() {
 		return this.byVendor.keySet();
 	}
 

@@ -2,22 +2,22 @@ package io.github.llmresilience.classify;
 
 /**
  * Told each time a classifier fell back to its default (4xx as {@code REQUEST}, 5xx as
- * {@code AVAILABILITY}) because the vendor's {@code (status, error type)} pair is not in
+ * {@code AVAILABILITY}) because the provider's {@code (status, error type)} pair is not in
  * its table, so that the table gets maintained.
  */
 @FunctionalInterface
 public interface UnclassifiedListener {
 
 	/** A listener that ignores everything. */
-	UnclassifiedListener NONE = (vendor, status, errorType) -> {
+	UnclassifiedListener NONE = (provider, status, errorType) -> {
 	};
 
 	/**
 	 * Called for each defaulted classification. Must be cheap and must not throw.
-	 * @param vendor the vendor id
+	 * @param provider the provider id
 	 * @param status the HTTP status, or 0 when there was none (stream event, exception)
-	 * @param errorType the vendor's error type or code, or {@code null} when it gave none
+	 * @param errorType the provider's error type or code, or {@code null} when it gave none
 	 */
-	void unclassified(String vendor, int status, String errorType);
+	void unclassified(String provider, int status, String errorType);
 
 }

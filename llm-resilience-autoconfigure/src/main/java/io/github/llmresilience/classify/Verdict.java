@@ -5,10 +5,10 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The classification of one provider answer: its {@link Outcome}, the wait the vendor
- * asked for (if any) and the vendor's own error type or code (for metrics).
+ * The classification of one provider answer: its {@link Outcome}, the wait the provider
+ * asked for (if any) and the provider's own error type or code (for metrics).
  *
- * <p>The wait hint is carried as the vendor gave it: a day is a day. Clamping it to
+ * <p>The wait hint is carried as the provider gave it: a day is a day. Clamping it to
  * {@code throttle.max-wait} is the gate's job, not the classifier's.
  */
 public final class Verdict {
@@ -46,9 +46,9 @@ public final class Verdict {
 	/**
 	 * A verdict with an optional wait hint and error type.
 	 * @param outcome the outcome
-	 * @param waitHint the wait the vendor asked for, or {@code null}; negative values are
+	 * @param waitHint the wait the provider asked for, or {@code null}; negative values are
 	 * treated as zero
-	 * @param errorType the vendor's error type or code, or {@code null}
+	 * @param errorType the provider's error type or code, or {@code null}
 	 * @return the verdict
 	 */
 	public static Verdict of(Outcome outcome, Duration waitHint, String errorType) {
@@ -79,12 +79,12 @@ public final class Verdict {
 		return this.outcome.failover();
 	}
 
-	/** The wait the vendor asked for, never negative; empty when it said nothing. */
+	/** The wait the provider asked for, never negative; empty when it said nothing. */
 	public Optional<Duration> waitHint() {
 		return Optional.ofNullable(this.waitHint);
 	}
 
-	/** The vendor's own error type or code (sanitized, at most 64 characters). */
+	/** The provider's own error type or code (sanitized, at most 64 characters). */
 	public Optional<String> errorType() {
 		return Optional.ofNullable(this.errorType);
 	}

@@ -11,7 +11,7 @@ import io.github.llmresilience.target.Target;
 /**
  * What one attempt of a call needs to know: where to send it, which attempt it is, how
  * long it may take, and the idempotency key that stays the same across every attempt and
- * target of one logical call (send it as {@code Idempotency-Key} where the vendor
+ * target of one logical call (send it as {@code Idempotency-Key} where the provider
  * supports it).
  */
 public final class Attempt {

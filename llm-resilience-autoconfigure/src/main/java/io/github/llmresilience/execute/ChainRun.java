@@ -349,7 +349,7 @@ final class ChainRun {
 		return RetryResult.ATTEMPTED;
 	}
 
-	/** The backoff before retry {@code n}: the vendor's hint when it gave one, else full jitter. */
+	/** The backoff before retry {@code n}: the provider's hint when it gave one, else full jitter. */
 	private long backoffNanos(int retry, Verdict verdict) {
 		Duration hint = verdict.waitHint().orElse(null);
 		if (hint != null) {

@@ -27,8 +27,8 @@ final class GuardedClassifier implements ProviderErrorClassifier {
 	}
 
 	@Override
-	public String vendor() {
-		return this.delegate.vendor();
+	public String provider() {
+		return this.delegate.provider();
 	}
 
 	@Override
@@ -46,7 +46,7 @@ final class GuardedClassifier implements ProviderErrorClassifier {
 		if (verdict != null) {
 			return verdict;
 		}
-		this.unclassified.unclassified(vendor(), response.status(), CLASSIFIER_ERROR);
+		this.unclassified.unclassified(provider(), response.status(), CLASSIFIER_ERROR);
 		return statusOnly(response);
 	}
 

@@ -5,7 +5,7 @@ import io.github.llmresilience.classify.Verdict;
 /**
  * The provider rejected the call for a reason that no retry or other target can fix: a
  * malformed request ({@code REQUEST}) or a safety refusal ({@code CONTENT_FILTER}). The
- * vendor's exception is the cause.
+ * provider's exception is the cause.
  */
 public class LlmRejectedException extends RuntimeException {
 

@@ -23,7 +23,7 @@ import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.UnclassifiedListener;
-import io.github.llmresilience.classify.UnclassifiedListeners;
+import io.github.llmresilience.classify.internal.UnclassifiedListeners;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.change.StateChangeListener;
 import io.github.llmresilience.change.internal.StateChanges;

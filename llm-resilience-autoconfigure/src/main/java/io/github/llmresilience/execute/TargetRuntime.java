@@ -55,7 +55,7 @@ final class TargetRuntime {
 
 	private final Clock clock;
 
-	/** The longest wait a vendor's hint may promise ({@code throttle.max-wait}). */
+	/** The longest wait a provider's hint may promise ({@code throttle.max-wait}). */
 	private final Duration maxWait;
 
 	/** The shortest wait promised after a failure: the backoff base, or a second without one. */
@@ -200,7 +200,7 @@ final class TargetRuntime {
 	/**
 	 * When this target may serve again: after its account's park or lock, its scope's
 	 * gate and its breaker's open time; a target that just failed, or whose breaker has no
-	 * trial free, gets at least a pause (the vendor's hint, cut to {@code throttle.max-wait},
+	 * trial free, gets at least a pause (the provider's hint, cut to {@code throttle.max-wait},
 	 * when longer). All from the caller's one reading of the clock, so the answer is never
 	 * already in the past.
 	 * @param lastVerdict the verdict of this call's last attempt on it, or {@code null}

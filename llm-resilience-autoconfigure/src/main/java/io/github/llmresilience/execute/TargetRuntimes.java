@@ -17,7 +17,6 @@ import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
-import io.github.llmresilience.execute.TargetOptions;
 import io.github.llmresilience.retry.internal.RetryBudget;
 import io.github.llmresilience.state.ChainState;
 import io.github.llmresilience.state.Operator;
@@ -77,7 +76,7 @@ final class TargetRuntimes implements Operator {
 		TargetOptions options = builder.targetOptions.getOrDefault(target.name(), TargetOptions.DEFAULTS);
 		ProviderErrorClassifier classifier;
 		try {
-			classifier = new GuardedClassifier(classifiers.forVendor(target.provider()), context.unclassified());
+			classifier = new GuardedClassifier(classifiers.forProvider(target.provider()), context.unclassified());
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalArgumentException("Target '" + target.name() + "': " + ex.getMessage(), ex);

@@ -11,7 +11,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.anthropic.errors.AnthropicServiceException;
 
 import io.github.llmresilience.classify.ProviderResponse;
-import io.github.llmresilience.extract.ErrorExtractor;
 
 /**
  * Reads the Anthropic Java SDK's {@link AnthropicServiceException}: status, headers and

@@ -3,7 +3,7 @@ package io.github.llmresilience.extract;
 import io.github.llmresilience.classify.ProviderResponse;
 
 /**
- * Turns an exception of some client (WebClient, RestClient, a vendor SDK) into the
+ * Turns an exception of some client (WebClient, RestClient, a provider SDK) into the
  * {@link ProviderResponse} a classifier reads. Register one as a bean for a client the
  * starter does not know.
  */

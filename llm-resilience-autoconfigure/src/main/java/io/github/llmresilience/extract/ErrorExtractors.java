@@ -20,7 +20,7 @@ import io.github.llmresilience.classify.ProviderResponse;
 /**
  * The extractors in order, asked about an exception and then each of its causes; the
  * first answer wins. Transport failures of the JDK and Reactor Netty are known here; the
- * {@code web} package adds Spring's clients and the vendor SDKs.
+ * {@code web} package adds Spring's clients and the provider SDKs.
  */
 public final class ErrorExtractors {
 

@@ -12,7 +12,6 @@ import com.openai.core.http.Headers;
 import com.openai.errors.OpenAIServiceException;
 
 import io.github.llmresilience.classify.ProviderResponse;
-import io.github.llmresilience.extract.ErrorExtractor;
 
 /**
  * Reads the OpenAI Java SDK's {@link OpenAIServiceException}: status, headers and body.

@@ -3,7 +3,6 @@ package io.github.llmresilience.extract;
 import java.util.Map;
 
 import io.github.llmresilience.classify.ProviderResponse;
-import io.github.llmresilience.extract.ErrorExtractor;
 
 /**
  * Reads Spring AI's {@code TransientAiException} and {@code NonTransientAiException},

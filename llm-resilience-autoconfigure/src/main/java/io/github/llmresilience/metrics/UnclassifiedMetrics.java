@@ -11,16 +11,16 @@ import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * Counts classifications that fell back to the default
- * ({@code llm.resilience.classification.unclassified}) by vendor, status and error type,
- * so that the vendor tables get maintained.
+ * ({@code llm.resilience.classification.unclassified}) by provider, status and error type,
+ * so that the provider tables get maintained.
  *
- * <p>Bounded: at most {@value #MAX_SERIES} distinct {@code (vendor, status, type)} series.
+ * <p>Bounded: at most {@value #MAX_SERIES} distinct {@code (provider, status, type)} series.
  * Every defaulted classification past them is counted, never dropped, in one overflow
- * series per vendor, {@code status=other, type=other}: an endpoint that invents error
+ * series per provider, {@code status=other, type=other}: an endpoint that invents error
  * types or status codes, or an application whose own exceptions are reported with status
- * 0 and their class's simple name, cannot flood the registry. (A vendor id comes from the
+ * 0 and their class's simple name, cannot flood the registry. (A provider id comes from the
  * application's configuration, not from a provider's answer, so there are as many
- * overflow series as configured vendors.) The type is cut to 64 plain characters here as
+ * overflow series as configured providers.) The type is cut to 64 plain characters here as
  * well, whoever called.
  */
 public class UnclassifiedMetrics implements UnclassifiedListener {
@@ -28,10 +28,10 @@ public class UnclassifiedMetrics implements UnclassifiedListener {
 	/** Defaulted classifications (counter). */
 	public static final String UNCLASSIFIED = "llm.resilience.classification.unclassified";
 
-	/** The most distinct {@code (vendor, status, type)} series kept. */
+	/** The most distinct {@code (provider, status, type)} series kept. */
 	static final int MAX_SERIES = 100;
 
-	/** The status and type tags of a vendor's overflow series. */
+	/** The status and type tags of a provider's overflow series. */
 	static final String OTHER = "other";
 
 	private static final int MAX_TYPE = 64;
@@ -54,24 +54,24 @@ public class UnclassifiedMetrics implements UnclassifiedListener {
 	}
 
 	@Override
-	public void unclassified(String vendor, int status, String errorType) {
-		Series series = new Series(String.valueOf(vendor), status, type(errorType));
+	public void unclassified(String provider, int status, String errorType) {
+		Series series = new Series(String.valueOf(provider), status, type(errorType));
 		Counter counter = this.counters.get(series);
 		if (counter == null) {
 			// Returns null, and inserts nothing, once every series is taken.
 			counter = this.counters.computeIfAbsent(series, (key) -> (this.taken.getAndIncrement() < MAX_SERIES)
-					? register(key.vendor(), Integer.toString(key.status()), key.type()) : null);
+					? register(key.provider(), Integer.toString(key.status()), key.type()) : null);
 		}
 		if (counter == null) {
-			counter = this.overflow.computeIfAbsent(series.vendor(), (key) -> register(key, OTHER, OTHER));
+			counter = this.overflow.computeIfAbsent(series.provider(), (key) -> register(key, OTHER, OTHER));
 		}
 		counter.increment();
 	}
 
-	private Counter register(String vendor, String status, String type) {
+	private Counter register(String provider, String status, String type) {
 		return Counter.builder(UNCLASSIFIED)
-			.description("Provider errors the vendor's classifier does not know, classified by default")
-			.tags("vendor", vendor, "status", status, "type", type)
+			.description("Provider errors the provider's classifier does not know, classified by default")
+			.tags("provider", provider, "status", status, "type", type)
 			.register(this.registry);
 	}
 
@@ -92,7 +92,7 @@ public class UnclassifiedMetrics implements UnclassifiedListener {
 		return type.isEmpty() ? "none" : type;
 	}
 
-	private record Series(String vendor, int status, String type) {
+	private record Series(String provider, int status, String type) {
 	}
 
 }

@@ -7,7 +7,7 @@ import java.util.Objects;
  * One place a request can be served from.
  *
  * @param name the target's name, unique in the application
- * @param provider the vendor id, which selects the error classifier
+ * @param provider the provider id, which selects the error classifier
  * @param account the billing account or API project
  * @param model the model or deployment
  * @param region the region or data-center
@@ -25,7 +25,7 @@ public record Target(String name, String provider, String account, String model,
 		region = (region == null || region.isBlank()) ? "global" : region;
 	}
 
-	/** A target with only a name and a vendor id, for tests and quick starts. */
+	/** A target with only a name and a provider id, for tests and quick starts. */
 	public static Target of(String name, String provider) {
 		return new Target(name, provider, null, null, null, null, null);
 	}

@@ -9,7 +9,7 @@ import io.github.llmresilience.timeout.internal.TimeLimits;
  * duration is positive and at most {@link TimeLimits#MAX}; a component out of its range
  * fails construction.
  *
- * @param defaultPark the park when the vendor named no reset time, at most
+ * @param defaultPark the park when the provider named no reset time, at most
  * {@code maxPark}
  * @param maxPark the longest park
  * @param lockAfter consecutive credential errors that lock the account (1 to 100)

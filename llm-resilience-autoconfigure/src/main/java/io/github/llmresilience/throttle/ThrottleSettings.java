@@ -8,7 +8,7 @@ import io.github.llmresilience.timeout.internal.TimeLimits;
  * How long a rate-limited quota scope stays gated. A component out of its range fails
  * construction.
  *
- * @param defaultWait the gate when the vendor named no wait, or one below {@code minWait};
+ * @param defaultWait the gate when the provider named no wait, or one below {@code minWait};
  * positive, at most {@code maxWait}
  * @param maxWait the longest gate; longer hints are cut to it; positive, at most
  * {@link TimeLimits#MAX}
@@ -42,7 +42,7 @@ public record ThrottleSettings(Duration defaultWait, Duration maxWait, Duration 
 
 	/**
 	 * Settings with the default {@link #minWait()}.
-	 * @param defaultWait the gate when the vendor named no wait
+	 * @param defaultWait the gate when the provider named no wait
 	 * @param maxWait the longest gate
 	 */
 	public ThrottleSettings(Duration defaultWait, Duration maxWait) {

@@ -308,11 +308,11 @@ class LlmResilienceActuatorIntegrationTests {
 			.jsonPath("$.chains.chat.edited").isEqualTo(false)
 			.jsonPath("$.events[0].kind").isEqualTo("breaker-reset")
 			.jsonPath("$.events.length()").isEqualTo(Math.min(200, this.recentChanges.list().size()))
-			.jsonPath("$.unclassified[?(@.type == 'teapot_error')].vendor").isEqualTo(List.of("openai"))
+			.jsonPath("$.unclassified[?(@.type == 'teapot_error')].provider").isEqualTo(List.of("openai"))
 			.jsonPath("$.unclassified[?(@.type == 'teapot_error')].status").isEqualTo(List.of(418))
 			.jsonPath("$.unclassified[?(@.type == 'teapot_error')].count").isEqualTo(List.of(1));
 		assertThat(this.meters.get("llm.resilience.classification.unclassified")
-			.tags("vendor", "openai", "status", "418", "type", "teapot_error")
+			.tags("provider", "openai", "status", "418", "type", "teapot_error")
 			.counter()
 			.count()).isEqualTo(1);
 	}

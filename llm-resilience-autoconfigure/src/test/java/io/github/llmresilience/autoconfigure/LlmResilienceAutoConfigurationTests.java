@@ -168,16 +168,16 @@ class LlmResilienceAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				ProviderClassifiers classifiers = context.getBean(ProviderClassifiers.class);
-				assertThat(classifiers.forVendor("ollama").classify(ProviderResponse.of(500, null, "")).outcome())
+				assertThat(classifiers.forProvider("ollama").classify(ProviderResponse.of(500, null, "")).outcome())
 					.isEqualTo(Outcome.QUOTA);
-				assertThat(classifiers.forVendor("openai").vendor()).isEqualTo("openai");
+				assertThat(classifiers.forProvider("openai").provider()).isEqualTo("openai");
 			});
 	}
 
 	@Test
 	void whenTheUserDefinesAClassifierForABuiltInVendorItReplacesIt() {
 		this.runner.withUserConfiguration(OpenAiOverrideConfiguration.class).run((context) -> {
-			ProviderErrorClassifier openai = context.getBean(ProviderClassifiers.class).forVendor("openai");
+			ProviderErrorClassifier openai = context.getBean(ProviderClassifiers.class).forProvider("openai");
 			assertThat(openai.classify(ProviderResponse.of(500, null, "")).outcome()).isEqualTo(Outcome.QUOTA);
 		});
 	}
@@ -306,11 +306,11 @@ class LlmResilienceAutoConfigurationTests {
 		java.util.List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
 		this.runner
 			.withBean("failingListener", io.github.llmresilience.classify.UnclassifiedListener.class,
-					() -> (vendor, status, type) -> {
+					() -> (provider, status, type) -> {
 						throw new IllegalStateException("listener bug");
 					})
 			.withBean("countingListener", io.github.llmresilience.classify.UnclassifiedListener.class,
-					() -> (vendor, status, type) -> told.add(vendor + "/" + status + "/" + type))
+					() -> (provider, status, type) -> told.add(provider + "/" + status + "/" + type))
 			.run((context) -> {
 				io.github.llmresilience.classify.Verdict verdict = context.getBean(LlmResilience.class)
 					.classify("primary", io.github.llmresilience.classify.ProviderResponse.of(418,
@@ -366,7 +366,7 @@ class LlmResilienceAutoConfigurationTests {
 		ProviderErrorClassifier ollamaClassifier() {
 			return new ProviderErrorClassifier() {
 				@Override
-				public String vendor() {
+				public String provider() {
 					return "ollama";
 				}
 
@@ -386,7 +386,7 @@ class LlmResilienceAutoConfigurationTests {
 		ProviderErrorClassifier myOpenAiClassifier() {
 			return new ProviderErrorClassifier() {
 				@Override
-				public String vendor() {
+				public String provider() {
 					return "openai";
 				}
 

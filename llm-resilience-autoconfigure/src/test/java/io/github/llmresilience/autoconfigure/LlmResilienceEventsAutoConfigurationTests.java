@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.github.llmresilience.classify.RecentUnclassified;
+import io.github.llmresilience.classify.internal.RecentUnclassified;
 import io.github.llmresilience.context.event.AccountReleasedEvent;
 import io.github.llmresilience.context.event.BreakerTransitionEvent;
 import io.github.llmresilience.context.event.ChainEditedEvent;

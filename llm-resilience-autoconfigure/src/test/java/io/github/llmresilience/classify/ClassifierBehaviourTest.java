@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.github.llmresilience.classify.internal.BuiltInClassifiers;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -15,8 +16,8 @@ class ClassifierBehaviourTest {
 	@Test
 	void unknownTypeFallsBackByStatusAndIsReported() {
 		List<String> reported = new ArrayList<>();
-		ProviderErrorClassifier classifier = BuiltInClassifiers.forVendor("openai", ClassifierSettings.defaults()
-			.withListener((vendor, status, type) -> reported.add(vendor + "/" + status + "/" + type)));
+		ProviderErrorClassifier classifier = BuiltInClassifiers.forProvider("openai", ClassifierSettings.defaults()
+			.withListener((provider, status, type) -> reported.add(provider + "/" + status + "/" + type)));
 
 		Verdict fourHundred = classifier.classify(json(409 + 9, "{\"error\":{\"type\":\"teapot_error\"}}"));
 		Verdict fiveHundred = classifier.classify(json(500, "{\"error\":{\"type\":\"brand_new_error\"}}"));
@@ -29,10 +30,10 @@ class ClassifierBehaviourTest {
 	@Test
 	void knownAnswersAreNotReported() {
 		List<String> reported = new ArrayList<>();
-		ProviderErrorClassifier classifier = BuiltInClassifiers.forVendor("anthropic",
-				ClassifierSettings.defaults().withListener((vendor, status, type) -> reported.add(type)));
+		ProviderErrorClassifier classifier = BuiltInClassifiers.forProvider("anthropic",
+				ClassifierSettings.defaults().withListener((provider, status, type) -> reported.add(type)));
 		for (Fixtures.Case fixture : Fixtures.vendorErrors()) {
-			if (fixture.vendor().equals("anthropic")) {
+			if (fixture.provider().equals("anthropic")) {
 				classifier.classify(fixture.response());
 			}
 		}
@@ -42,8 +43,8 @@ class ClassifierBehaviourTest {
 
 	@Test
 	void aListenerThatThrowsDoesNotBreakClassification() {
-		ProviderErrorClassifier classifier = BuiltInClassifiers.forVendor("openai",
-				ClassifierSettings.defaults().withListener((vendor, status, type) -> {
+		ProviderErrorClassifier classifier = BuiltInClassifiers.forProvider("openai",
+				ClassifierSettings.defaults().withListener((provider, status, type) -> {
 					throw new IllegalStateException("boom");
 				}));
 		assertThat(classifier.classify(ProviderResponse.of(418, Map.of(), "")).outcome()).isEqualTo(Outcome.REQUEST);
@@ -51,7 +52,7 @@ class ClassifierBehaviourTest {
 
 	@Test
 	void timeoutAndConnectionFailureAreAvailability() {
-		ProviderErrorClassifier classifier = BuiltInClassifiers.forVendor("gemini");
+		ProviderErrorClassifier classifier = BuiltInClassifiers.forProvider("gemini");
 		assertThat(classifier.classify(ProviderResponse.timeout()).outcome()).isEqualTo(Outcome.AVAILABILITY);
 		Verdict refused = classifier.classify(ProviderResponse.connectionFailure(new IOException("Connection refused")));
 		assertThat(refused.outcome()).isEqualTo(Outcome.AVAILABILITY);
@@ -64,10 +65,10 @@ class ClassifierBehaviourTest {
 		// The error object starts after 5 MB of padding: past the prefix, so the status decides.
 		String padding = " ".repeat(5 * 1024 * 1024);
 		String body = "{\"pad\":\"" + padding + "\",\"error\":{\"code\":\"insufficient_quota\"}}";
-		Verdict verdict = BuiltInClassifiers.forVendor("openai").classify(json(429, body));
+		Verdict verdict = BuiltInClassifiers.forProvider("openai").classify(json(429, body));
 		assertThat(verdict.outcome()).isEqualTo(Outcome.THROTTLED);
 		// The same error within the prefix is read.
-		Verdict near = BuiltInClassifiers.forVendor("openai")
+		Verdict near = BuiltInClassifiers.forProvider("openai")
 			.classify(json(429, "{\"error\":{\"code\":\"insufficient_quota\"},\"pad\":\"" + padding + "\"}"));
 		assertThat(near.outcome()).isEqualTo(Outcome.QUOTA);
 	}
@@ -75,8 +76,8 @@ class ClassifierBehaviourTest {
 	@Test
 	void deeplyNestedBodiesDoNotOverflowTheStack() {
 		String body = "[".repeat(200_000);
-		for (String vendor : BuiltInClassifiers.VENDOR_IDS) {
-			assertThat(BuiltInClassifiers.forVendor(vendor).classify(json(400, body)).outcome())
+		for (String provider : BuiltInClassifiers.PROVIDER_IDS) {
+			assertThat(BuiltInClassifiers.forProvider(provider).classify(json(400, body)).outcome())
 				.isEqualTo(Outcome.REQUEST);
 		}
 	}
@@ -84,13 +85,13 @@ class ClassifierBehaviourTest {
 	@Test
 	void nonUtf8BytesAreReplacedNotThrown() {
 		byte[] body = { (byte) 0xC3, (byte) 0x28, '{', '"', 'e', (byte) 0xFF, (byte) 0xFE };
-		Verdict verdict = BuiltInClassifiers.forVendor("cohere").classify(ProviderResponse.of(429, Map.of(), body));
+		Verdict verdict = BuiltInClassifiers.forProvider("cohere").classify(ProviderResponse.of(429, Map.of(), body));
 		assertThat(verdict.outcome()).isEqualTo(Outcome.THROTTLED);
 	}
 
 	@Test
 	void twoHundredWithoutMarkersIsASuccessWithoutParsing() {
-		Verdict verdict = BuiltInClassifiers.forVendor("openai")
+		Verdict verdict = BuiltInClassifiers.forProvider("openai")
 			.classify(json(200, "{\"choices\":[{\"message\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}"));
 		assertThat(verdict).isSameAs(Verdict.success());
 	}
@@ -98,14 +99,14 @@ class ClassifierBehaviourTest {
 	@Test
 	void anErrorObjectInsideATwoHundredIsClassified() {
 		// Some OpenAI-compatible gateways answer 200 with an error envelope.
-		Verdict verdict = BuiltInClassifiers.forVendor("openai-compatible")
+		Verdict verdict = BuiltInClassifiers.forProvider("openai-compatible")
 			.classify(json(200, "{\"error\":{\"code\":\"rate_limit_exceeded\",\"message\":\"slow down\"}}"));
 		assertThat(verdict.outcome()).isEqualTo(Outcome.THROTTLED);
 	}
 
 	@Test
 	void errorTypeIsSanitizedForUseAsAMetricTag() {
-		Verdict verdict = BuiltInClassifiers.forVendor("openai")
+		Verdict verdict = BuiltInClassifiers.forProvider("openai")
 			.classify(json(400, "{\"error\":{\"code\":\"weird code\\n" + "x".repeat(200) + "\"}}"));
 		assertThat(verdict.errorType()).hasValueSatisfying((type) -> {
 			assertThat(type).hasSize(64);

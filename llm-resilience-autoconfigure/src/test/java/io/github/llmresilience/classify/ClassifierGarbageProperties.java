@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.llmresilience.classify.internal.BuiltInClassifiers;
+import io.github.llmresilience.classify.internal.WaitHints;
 import io.github.llmresilience.test.SeededTries;
 import org.junit.jupiter.api.Test;
 
@@ -52,12 +54,12 @@ class ClassifierGarbageProperties {
 	@Test
 	void randomAnswersNeverThrowAndHintsStayInRange() {
 		SeededTries.run(TRIES, (random) -> {
-			String vendor = vendor(random);
+			String provider = provider(random);
 			int status = status(random);
 			Map<String, List<String>> headers = headers(random);
 			String body = body(random);
 			AtomicInteger reported = new AtomicInteger();
-			ProviderErrorClassifier classifier = BuiltInClassifiers.forVendor(vendor, ClassifierSettings.defaults()
+			ProviderErrorClassifier classifier = BuiltInClassifiers.forProvider(provider, ClassifierSettings.defaults()
 				.withClock(CLOCK)
 				.withListener((v, s, type) -> reported.incrementAndGet()));
 			Verdict verdict = classifier.classify(ProviderResponse.of(status, headers, body));
@@ -72,7 +74,7 @@ class ClassifierGarbageProperties {
 	@Test
 	void randomStreamEventsNeverThrow() {
 		SeededTries.run(TRIES, (random) -> {
-			Verdict verdict = BuiltInClassifiers.forVendor(vendor(random), ClassifierSettings.defaults().withClock(CLOCK))
+			Verdict verdict = BuiltInClassifiers.forProvider(provider(random), ClassifierSettings.defaults().withClock(CLOCK))
 				.classify(ProviderResponse.streamEvent(eventName(random), body(random)));
 			assertSane(verdict);
 		});
@@ -83,7 +85,7 @@ class ClassifierGarbageProperties {
 		SeededTries.run(TRIES, (random) -> {
 			byte[] body = new byte[random.nextInt(601)];
 			random.nextBytes(body);
-			Verdict verdict = BuiltInClassifiers.forVendor(vendor(random), ClassifierSettings.defaults().withClock(CLOCK))
+			Verdict verdict = BuiltInClassifiers.forProvider(provider(random), ClassifierSettings.defaults().withClock(CLOCK))
 				.classify(ProviderResponse.of(status(random), Map.of("content-type", List.of("application/json")),
 						body));
 			assertSane(verdict);
@@ -100,7 +102,7 @@ class ClassifierGarbageProperties {
 			byte[] bytes = fixture.bodyText().getBytes(StandardCharsets.UTF_8);
 			byte[] prefix = Arrays.copyOf(bytes, (int) (bytes.length * random.nextDouble()));
 			ProviderResponse response = ProviderResponse.of(fixture.status(), fixture.headers(), prefix);
-			Verdict verdict = BuiltInClassifiers.forVendor(fixture.vendor(),
+			Verdict verdict = BuiltInClassifiers.forProvider(fixture.provider(),
 					ClassifierSettings.defaults().withClock(CLOCK))
 				.classify(response);
 			assertSane(verdict);
@@ -126,8 +128,8 @@ class ClassifierGarbageProperties {
 		return values.get(random.nextInt(values.size()));
 	}
 
-	private static String vendor(Random random) {
-		return any(random, List.copyOf(BuiltInClassifiers.VENDOR_IDS));
+	private static String provider(Random random) {
+		return any(random, List.copyOf(BuiltInClassifiers.PROVIDER_IDS));
 	}
 
 	private static final List<Integer> COMMON_STATUSES = List.of(200, 400, 401, 402, 403, 404, 408, 409, 413, 422,

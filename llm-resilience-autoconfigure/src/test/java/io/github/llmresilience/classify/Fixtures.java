@@ -24,7 +24,7 @@ public final class Fixtures {
 	}
 
 	/** One fixture case. */
-	public record Case(String id, String vendor, int status, Map<String, List<String>> headers, JsonNode body,
+	public record Case(String id, String provider, int status, Map<String, List<String>> headers, JsonNode body,
 			boolean stream, Outcome expected, List<Outcome> accept, Long retryAfterMs) {
 
 		/** Every outcome this case may be classified as. */
@@ -69,7 +69,7 @@ public final class Fixtures {
 		return load("/fixtures/extra-vendor-errors.json");
 	}
 
-	static List<Case> load(String resource) {
+	public static List<Case> load(String resource) {
 		try (InputStream in = Fixtures.class.getResourceAsStream(resource)) {
 			if (in == null) {
 				throw new IllegalStateException("Missing test resource " + resource);

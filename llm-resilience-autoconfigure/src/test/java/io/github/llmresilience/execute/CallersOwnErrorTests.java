@@ -38,7 +38,7 @@ class CallersOwnErrorTests {
 		this.h.provider.always("primary", Reply.ok(FakeProviderBodies.OK));
 		this.h.provider.always("secondary", Reply.ok(FakeProviderBodies.OK_SECONDARY));
 		this.h.build((builder) -> builder
-			.unclassifiedListener((vendor, status, type) -> reported.add(vendor + "/" + status + "/" + type)),
+			.unclassifiedListener((provider, status, type) -> reported.add(provider + "/" + status + "/" + type)),
 				"primary", "secondary");
 
 		for (int i = 0; i < 12; i++) {
@@ -95,7 +95,7 @@ class CallersOwnErrorTests {
 		this.h.provider.always("secondary", Reply.ok(FakeProviderBodies.OK_SECONDARY));
 		this.h.build((builder) -> builder.retry(PermitSettlementTests.oneAttempt())
 			.unknownExceptions(UnknownExceptions.PROVIDER)
-			.unclassifiedListener((vendor, status, type) -> reported.add(vendor + "/" + status + "/" + type)),
+			.unclassifiedListener((provider, status, type) -> reported.add(provider + "/" + status + "/" + type)),
 				"primary", "secondary");
 
 		String answer = this.h.time.await(this.h.resilience.execute("chat",

@@ -87,7 +87,7 @@ class PermitSettlementTests {
 		AtomicBoolean down = new AtomicBoolean(true);
 		openThenHalfOpen(down, (builder) -> builder.classifiers(classifiers((response) -> {
 			throw new IllegalStateException("classifier bug");
-		})).unclassifiedListener((vendor, status, type) -> reported.add(vendor + "/" + status + "/" + type)));
+		})).unclassifiedListener((provider, status, type) -> reported.add(provider + "/" + status + "/" + type)));
 		assertThat(reported).contains("openai/503/classifier_error");
 
 		down.set(false);
@@ -101,7 +101,7 @@ class PermitSettlementTests {
 		this.h.provider.always("secondary", Reply.ok(FakeProviderBodies.OK_SECONDARY));
 		this.h.build((builder) -> builder.retry(oneAttempt())
 			.classifiers(classifiers((response) -> null))
-			.unclassifiedListener((vendor, status, type) -> reported.add(vendor + "/" + status + "/" + type)),
+			.unclassifiedListener((provider, status, type) -> reported.add(provider + "/" + status + "/" + type)),
 				"primary", "secondary");
 
 		assertThat(this.h.chat()).isEqualTo(FakeProviderBodies.OK_SECONDARY);
@@ -112,7 +112,7 @@ class PermitSettlementTests {
 	@Test
 	void anUnclassifiedListenerThatThrowsDoesNotWedgeTheBreakerOnTheReactivePath() {
 		AtomicBoolean down = new AtomicBoolean(true);
-		openThenHalfOpen(down, (builder) -> builder.unclassifiedListener((vendor, status, type) -> {
+		openThenHalfOpen(down, (builder) -> builder.unclassifiedListener((provider, status, type) -> {
 			throw new IllegalStateException("listener bug");
 		}));
 
@@ -126,7 +126,7 @@ class PermitSettlementTests {
 	@Test
 	void anUnclassifiedListenerThatThrowsDoesNotWedgeTheBreakerOnTheBlockingPath() {
 		AtomicBoolean down = new AtomicBoolean(true);
-		openThenHalfOpen(down, (builder) -> builder.unclassifiedListener((vendor, status, type) -> {
+		openThenHalfOpen(down, (builder) -> builder.unclassifiedListener((provider, status, type) -> {
 			throw new IllegalStateException("listener bug");
 		}));
 
@@ -257,7 +257,7 @@ class PermitSettlementTests {
 		ProviderErrorClassifier custom = new ProviderErrorClassifier() {
 
 			@Override
-			public String vendor() {
+			public String provider() {
 				return "openai";
 			}
 

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.llmresilience.classify.BuiltInClassifiers;
+import io.github.llmresilience.classify.internal.BuiltInClassifiers;
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
@@ -64,10 +64,10 @@ class SuccessPathClassificationTests {
 	/** The built-in OpenAI classifier, counting what it is asked to classify. */
 	private final class CountingClassifier implements ProviderErrorClassifier {
 
-		private final ProviderErrorClassifier delegate = BuiltInClassifiers.forVendor("openai");
+		private final ProviderErrorClassifier delegate = BuiltInClassifiers.forProvider("openai");
 
 		@Override
-		public String vendor() {
+		public String provider() {
 			return "openai";
 		}
 

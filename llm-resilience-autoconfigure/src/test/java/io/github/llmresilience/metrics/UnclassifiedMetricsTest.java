@@ -24,11 +24,11 @@ class UnclassifiedMetricsTest {
 		this.metrics.unclassified("anthropic", 0, null);
 
 		assertThat(this.registry.get("llm.resilience.classification.unclassified")
-			.tags("vendor", "openai", "status", "418", "type", "teapot_error")
+			.tags("provider", "openai", "status", "418", "type", "teapot_error")
 			.counter()
 			.count()).isEqualTo(2);
 		assertThat(this.registry.get("llm.resilience.classification.unclassified")
-			.tags("vendor", "anthropic", "status", "0", "type", "none")
+			.tags("provider", "anthropic", "status", "0", "type", "none")
 			.counter()
 			.count()).isEqualTo(1);
 	}
@@ -42,7 +42,7 @@ class UnclassifiedMetricsTest {
 		assertThat(series()).hasSizeLessThanOrEqualTo(UnclassifiedMetrics.MAX_SERIES + 1);
 		assertThat(total()).isEqualTo(1000);
 		assertThat(this.registry.get("llm.resilience.classification.unclassified")
-			.tags("vendor", "openai-compatible", "status", "other", "type", "other")
+			.tags("provider", "openai-compatible", "status", "other", "type", "other")
 			.counter()
 			.count()).isEqualTo(1000 - UnclassifiedMetrics.MAX_SERIES);
 	}
@@ -108,7 +108,7 @@ class UnclassifiedMetricsTest {
 		assertThat(this.registry.find("llm.resilience.classification.unclassified").counters())
 			.hasSize(UnclassifiedMetrics.MAX_SERIES + 1);
 		assertThat(this.registry.get("llm.resilience.classification.unclassified")
-			.tags("vendor", "openai", "status", "other", "type", "other")
+			.tags("provider", "openai", "status", "other", "type", "other")
 			.counter()
 			.count()).isEqualTo(1000 - UnclassifiedMetrics.MAX_SERIES);
 	}

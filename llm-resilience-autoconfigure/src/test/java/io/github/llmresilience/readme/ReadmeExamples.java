@@ -9,8 +9,8 @@ import io.github.llmresilience.state.TargetState;
 import io.github.llmresilience.state.TargetState.BreakerState;
 import io.github.llmresilience.web.LlmResilienceClientHttpRequestInterceptor;
 import io.github.llmresilience.web.LlmResilienceExchangeFilterFunction;
-import io.github.llmresilience.web.OpenAiChatStream;
-import io.github.llmresilience.web.StreamChunk;
+import io.github.llmresilience.web.stream.OpenAiChatStream;
+import io.github.llmresilience.web.stream.StreamChunk;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 

@@ -9,7 +9,7 @@ import java.util.concurrent.TimeoutException;
 
 import com.openai.core.http.Headers;
 import com.openai.errors.RateLimitException;
-import io.github.llmresilience.classify.BuiltInClassifiers;
+import io.github.llmresilience.classify.internal.BuiltInClassifiers;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.extract.ErrorExtractors;
@@ -88,7 +88,7 @@ class ErrorExtractorsTest {
 		ProviderResponse response = this.extractors.extract(error);
 		assertThat(response.status()).isEqualTo(429);
 		assertThat(response.header("Retry-After")).isEqualTo("3");
-		assertThat(BuiltInClassifiers.forVendor("openai").classify(response).outcome()).isEqualTo(Outcome.QUOTA);
+		assertThat(BuiltInClassifiers.forProvider("openai").classify(response).outcome()).isEqualTo(Outcome.QUOTA);
 	}
 
 	@Test
@@ -106,8 +106,8 @@ class ErrorExtractorsTest {
 		assertThat(this.extractors.extract(a)).isNull();
 	}
 
-	private Outcome classify(String vendor, Throwable error) {
-		return BuiltInClassifiers.forVendor(vendor).classify(this.extractors.extract(error)).outcome();
+	private Outcome classify(String provider, Throwable error) {
+		return BuiltInClassifiers.forProvider(provider).classify(this.extractors.extract(error)).outcome();
 	}
 
 

@@ -12,7 +12,7 @@ import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.throttle.AccountSettings;
 
 /**
- * The state of each account: parked after a quota answer until the vendor's reset (or
+ * The state of each account: parked after a quota answer until the provider's reset (or
  * {@code quota.default-park}), locked after consecutive credential errors for a cool-off
  * that doubles with each new lock. Any success resets the credential count.
  */
@@ -65,8 +65,8 @@ public final class Accounts {
 	 * Park an account after a quota answer. As with a gate, only a real transition is
 	 * published: a usable account becoming parked, or a park pushed well past what was
 	 * announced; the answers of calls in flight when the quota ran out extend it silently.
-	 * @param hint the vendor's reset, or {@code null}
-	 * @param reason the vendor's error type
+	 * @param hint the provider's reset, or {@code null}
+	 * @param reason the provider's error type
 	 * @return when it may be called again
 	 */
 	public Instant park(AccountStatus account, Duration hint, String reason) {

@@ -13,7 +13,7 @@ import io.github.llmresilience.throttle.ThrottleSettings;
 
 /**
  * Gates of the quota scopes ({@code account/model}): a rate limit gates a scope until the
- * vendor's hint (cut to {@code max-wait}; {@code default-wait} without one or with one
+ * provider's hint (cut to {@code max-wait}; {@code default-wait} without one or with one
  * below {@code min-wait}). There is no probe: when the time passes the scope is usable
  * again, and until then it gets no call.
  */
@@ -52,9 +52,9 @@ public final class ThrottleGate {
 	 * the limit hit only move the gate, silently: one event per incident, not one per
 	 * answer.
 	 * @param scope the scope
-	 * @param hint the vendor's wait, or {@code null}; a hint below {@code min-wait} counts
+	 * @param hint the provider's wait, or {@code null}; a hint below {@code min-wait} counts
 	 * as none
-	 * @param reason the vendor's error type, for the event
+	 * @param reason the provider's error type, for the event
 	 * @return when the scope is released again
 	 */
 	public Instant gate(Scope scope, Duration hint, String reason) {
@@ -89,7 +89,7 @@ public final class ThrottleGate {
 	 * Whether moving a gate (or park) from the announced end to a later one is worth an
 	 * event: by more than {@link #EXTENSION_MIN_MILLIS} and by more than half the time
 	 * that was left. In-flight answers of one incident move the end by milliseconds to
-	 * seconds and stay silent; a vendor that asks for a much longer wait is news to an
+	 * seconds and stay silent; a provider that asks for a much longer wait is news to an
 	 * operator. Each published extension at least halves the relative change the next one
 	 * needs, so one incident yields a handful of events at most, never one per answer.
 	 * @param announced the end last published ({@code <= now} when it has passed)

@@ -15,7 +15,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.llmresilience.classify.BuiltInClassifiers;
+import io.github.llmresilience.classify.internal.BuiltInClassifiers;
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
@@ -143,14 +143,14 @@ class ThrottleGateIncidentTest {
 
 	@Test
 	void resetInstantsAndHttpDatesAlreadyPastUnderClockSkewGateForTheDefaultWait() {
-		// Our clock says 12:00:00; the vendor's said the limit resets (or to retry) at 11:59:50.
+		// Our clock says 12:00:00; the provider's said the limit resets (or to retry) at 11:59:50.
 		ManualTime skewed = this.time;
 		ThrottleGate gate = gate(skewed, ThrottleSettings.defaults());
-		Verdict anthropic = BuiltInClassifiers.forVendor("anthropic", ClassifierSettings.defaults().withClock(skewed))
+		Verdict anthropic = BuiltInClassifiers.forProvider("anthropic", ClassifierSettings.defaults().withClock(skewed))
 			.classify(ProviderResponse.of(429, headers("anthropic-ratelimit-tokens-remaining", "0",
 					"anthropic-ratelimit-tokens-reset", "2026-11-29T11:59:50Z"),
 					"{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"rate limited\"}}"));
-		Verdict openai = BuiltInClassifiers.forVendor("openai", ClassifierSettings.defaults().withClock(skewed))
+		Verdict openai = BuiltInClassifiers.forProvider("openai", ClassifierSettings.defaults().withClock(skewed))
 			.classify(ProviderResponse.of(429, headers("retry-after", "Sun, 29 Nov 2026 11:59:50 GMT"),
 					"{\"error\":{\"code\":\"rate_limit_exceeded\",\"message\":\"slow down\"}}"));
 		for (Verdict verdict : List.of(anthropic, openai)) {
@@ -177,7 +177,7 @@ class ThrottleGateIncidentTest {
 	@Test
 	void aBareRetryAfterOfAMonthGatesTheScopeForMaxWaitOnly() {
 		ThrottleGate gate = gate(this.time, ThrottleSettings.defaults());
-		Verdict verdict = BuiltInClassifiers.forVendor("openai", ClassifierSettings.defaults().withClock(this.time))
+		Verdict verdict = BuiltInClassifiers.forProvider("openai", ClassifierSettings.defaults().withClock(this.time))
 			.classify(ProviderResponse.of(429, headers("retry-after", "2678400"),
 					"{\"error\":{\"code\":\"rate_limit_exceeded\",\"message\":\"Rate limit reached\"}}"));
 		assertThat(verdict.outcome()).isEqualTo(io.github.llmresilience.classify.Outcome.THROTTLED);

@@ -89,7 +89,7 @@ public class ProviderClient {
 	 */
 	public Flux<String> stream(Target target, String question) {
 		ChatFormat format = format(target);
-		ProviderErrorClassifier classifier = this.classifiers.forVendor(target.provider());
+		ProviderErrorClassifier classifier = this.classifiers.forProvider(target.provider());
 		return this.http.post()
 			.uri(url(target, format))
 			.headers((headers) -> format.authenticate(headers, target.apiKey()))
@@ -120,7 +120,7 @@ public class ProviderClient {
 		Map<String, List<String>> headers = new LinkedHashMap<>();
 		entity.getHeaders().forEach(headers::put);
 		ProviderResponse response = ProviderResponse.of(entity.getStatusCode().value(), headers, body);
-		if (this.classifiers.forVendor(target.provider()).classify(response).outcome() != Outcome.SUCCESS) {
+		if (this.classifiers.forProvider(target.provider()).classify(response).outcome() != Outcome.SUCCESS) {
 			throw new ProviderAnswerException(response);
 		}
 		return format.text(this.json.readTree(body));

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-import io.github.llmresilience.classify.BuiltInClassifiers;
+import io.github.llmresilience.classify.internal.BuiltInClassifiers;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
@@ -83,7 +83,7 @@ class SimulatedVendorBodiesTest {
 	}
 
 	private static List<Outcome> outcomes(SimulatedVendor vendor, List<SseFrame> frames) {
-		ProviderErrorClassifier classifier = BuiltInClassifiers.forVendor(vendor.id());
+		ProviderErrorClassifier classifier = BuiltInClassifiers.forProvider(vendor.id());
 		return frames.stream()
 			.map((frame) -> classifier.classify(ProviderResponse.streamEvent(frame.event(), frame.data())).outcome())
 			.collect(Collectors.toList());
@@ -92,7 +92,7 @@ class SimulatedVendorBodiesTest {
 	private static Verdict classify(SimulatedVendor vendor, Reply reply) {
 		Map<String, List<String>> headers = reply.headers().entrySet().stream()
 			.collect(Collectors.toMap(Map.Entry::getKey, (entry) -> List.of(entry.getValue())));
-		return BuiltInClassifiers.forVendor(vendor.id()).classify(ProviderResponse.of(reply.status(), headers,
+		return BuiltInClassifiers.forProvider(vendor.id()).classify(ProviderResponse.of(reply.status(), headers,
 				reply.body()));
 	}
 

@@ -1,4 +1,4 @@
-package io.github.llmresilience.classify;
+package io.github.llmresilience.classify.internal;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,6 +11,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
+import io.github.llmresilience.classify.ClassifierSettings;
+import io.github.llmresilience.classify.Fixtures;
+import io.github.llmresilience.classify.Outcome;
+import io.github.llmresilience.classify.ProviderErrorClassifier;
+import io.github.llmresilience.classify.ProviderResponse;
+import io.github.llmresilience.classify.Verdict;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -19,10 +25,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * Runs every case of the shared vendor fixtures, one test each, and this project's own
+ * Runs every case of the shared provider fixtures, one test each, and this project's own
  * extra cases.
  */
-class VendorFixturesTest {
+class ProviderFixturesTests {
 
 	private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-02-25T20:02:14Z"), ZoneOffset.UTC);
 
@@ -50,8 +56,8 @@ class VendorFixturesTest {
 	void everySharedCaseRunsAndEveryVendorIsCovered() {
 		List<Fixtures.Case> cases = Fixtures.vendorErrors();
 		assertThat(cases).hasSize(48);
-		assertThat(cases.stream().map(Fixtures.Case::vendor).distinct())
-			.containsExactlyInAnyOrderElementsOf(BuiltInClassifiers.VENDOR_IDS);
+		assertThat(cases.stream().map(Fixtures.Case::provider).distinct())
+			.containsExactlyInAnyOrderElementsOf(BuiltInClassifiers.PROVIDER_IDS);
 	}
 
 	@Test
@@ -77,7 +83,7 @@ class VendorFixturesTest {
 		}
 		assertThat(sse).isNotEmpty();
 		for (Fixtures.Case fixture : sse) {
-			ProviderErrorClassifier classifier = classifier(fixture.vendor());
+			ProviderErrorClassifier classifier = classifier(fixture.provider());
 			Verdict worst = Verdict.success();
 			for (SseEvents.Event event : SseEvents.parse(fixture.bodyText())) {
 				Verdict verdict = classifier.classify(ProviderResponse.streamEvent(event.name(), event.data()));
@@ -91,7 +97,7 @@ class VendorFixturesTest {
 
 	@Test
 	void unknownVendorIdListsTheKnownOnes() {
-		assertThatIllegalArgumentException().isThrownBy(() -> BuiltInClassifiers.forVendor("ollama"))
+		assertThatIllegalArgumentException().isThrownBy(() -> BuiltInClassifiers.forProvider("ollama"))
 			.withMessageContaining("'ollama'")
 			.withMessageContaining("openai, azure-openai, anthropic, gemini, vertex-ai, bedrock, mistral, cohere, "
 					+ "openai-compatible");
@@ -99,13 +105,13 @@ class VendorFixturesTest {
 
 	@Test
 	void everyVendorIdHasAClassifierNamedAfterIt() {
-		for (String id : BuiltInClassifiers.VENDOR_IDS) {
-			assertThat(BuiltInClassifiers.forVendor(id).vendor()).isEqualTo(id);
+		for (String id : BuiltInClassifiers.PROVIDER_IDS) {
+			assertThat(BuiltInClassifiers.forProvider(id).provider()).isEqualTo(id);
 		}
 	}
 
 	private static void assertClassified(Fixtures.Case fixture) {
-		Verdict verdict = classifier(fixture.vendor()).classify(fixture.response());
+		Verdict verdict = classifier(fixture.provider()).classify(fixture.response());
 		assertThat(verdict.outcome()).as("%s outcome", fixture.id()).isIn(fixture.acceptable());
 		assertThat(verdict.retry()).as("retry").isEqualTo(verdict.outcome().retry());
 		assertThat(verdict.countsAsFailure()).as("countsAsFailure").isEqualTo(verdict.outcome().countsAsFailure());
@@ -120,8 +126,8 @@ class VendorFixturesTest {
 		}
 	}
 
-	private static ProviderErrorClassifier classifier(String vendor) {
-		return BuiltInClassifiers.forVendor(vendor,
+	private static ProviderErrorClassifier classifier(String provider) {
+		return BuiltInClassifiers.forProvider(provider,
 				ClassifierSettings.defaults().withClock(CLOCK).withQuotaThreshold(Duration.ofHours(1)));
 	}
 

@@ -1,17 +1,23 @@
-package io.github.llmresilience.classify;
+package io.github.llmresilience.classify.internal;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 
+import io.github.llmresilience.classify.ClassifierSettings;
+import io.github.llmresilience.classify.Outcome;
+import io.github.llmresilience.classify.ProviderErrorClassifier;
+import io.github.llmresilience.classify.ProviderResponse;
+import io.github.llmresilience.classify.Verdict;
+
 /**
  * The frame every built-in classifier shares: dispatch by kind of answer, scan event
- * streams, read wait hints, apply the status rules the vendor's table refines, report
+ * streams, read wait hints, apply the status rules the provider's table refines, report
  * defaults, and never throw.
  *
- * <p>Subclasses only read their vendor's body shapes into {@link Finding}s.
+ * <p>Subclasses only read their provider's body shapes into {@link Finding}s.
  */
-abstract class VendorClassifier implements ProviderErrorClassifier {
+abstract class BuiltInClassifier implements ProviderErrorClassifier {
 
 	private static final Verdict TIMEOUT = Verdict.of(Outcome.AVAILABILITY, null, "timeout");
 
@@ -19,18 +25,18 @@ abstract class VendorClassifier implements ProviderErrorClassifier {
 
 	private static final int MAX_ERROR_TYPE = 64;
 
-	private final String vendor;
+	private final String provider;
 
 	protected final ClassifierSettings settings;
 
-	VendorClassifier(String vendor, ClassifierSettings settings) {
-		this.vendor = vendor;
+	BuiltInClassifier(String provider, ClassifierSettings settings) {
+		this.provider = provider;
 		this.settings = settings;
 	}
 
 	@Override
-	public final String vendor() {
-		return this.vendor;
+	public final String provider() {
+		return this.provider;
 	}
 
 	@Override
@@ -91,7 +97,7 @@ abstract class VendorClassifier implements ProviderErrorClassifier {
 		return streamEvent(event, JsonBody.parse(data), data);
 	}
 
-	// What each vendor reads -------------------------------------------------------------
+	// What each provider reads -------------------------------------------------------------
 
 	/** Substrings that make a 2xx body worth parsing; without them it is a success. */
 	protected abstract String[] successMarkers();
@@ -117,12 +123,12 @@ abstract class VendorClassifier implements ProviderErrorClassifier {
 	// Shared rules -----------------------------------------------------------------------
 
 	/**
-	 * Apply the status rules on top of the vendor table's reading of the error type.
+	 * Apply the status rules on top of the provider table's reading of the error type.
 	 * @param status the HTTP status (2xx for an error embedded in a success answer)
-	 * @param fromTable the outcome the vendor's table gives the error type, or
+	 * @param fromTable the outcome the provider's table gives the error type, or
 	 * {@code null} when it does not know the type
-	 * @param errorType the vendor's error type or code, or {@code null}
-	 * @param message the vendor's message, used for the text rules and hints
+	 * @param errorType the provider's error type or code, or {@code null}
+	 * @param message the provider's message, used for the text rules and hints
 	 */
 	protected final Finding decide(int status, Outcome fromTable, String errorType, String message) {
 		boolean known = fromTable != null || errorType == null;
@@ -162,7 +168,7 @@ abstract class VendorClassifier implements ProviderErrorClassifier {
 		return new Finding(outcome, errorType, known, null, message);
 	}
 
-	/** The status rules alone, for a type the vendor's table does not know. */
+	/** The status rules alone, for a type the provider's table does not know. */
 	protected static Finding byStatus(int status, String errorType) {
 		Outcome outcome;
 		boolean knownStatus = true;
@@ -278,12 +284,12 @@ abstract class VendorClassifier implements ProviderErrorClassifier {
 			}
 			if (outcome == Outcome.THROTTLED) {
 				if (beyondQuotaThreshold(reset)) {
-					// The vendor says when the exhausted limit resets, and that is far off.
+					// The provider says when the exhausted limit resets, and that is far off.
 					outcome = Outcome.QUOTA;
 					hint = reset;
 				}
 				else if (beyondQuotaThreshold(hint) && beyondQuotaThreshold(textHint(finding))) {
-					// The vendor's own message names the long wait too (Azure: "Please retry
+					// The provider's own message names the long wait too (Azure: "Please retry
 					// after 86400 seconds"), not just a header a gateway may have set.
 					outcome = Outcome.QUOTA;
 				}
@@ -306,7 +312,7 @@ abstract class VendorClassifier implements ProviderErrorClassifier {
 
 	private void report(int status, String errorType) {
 		try {
-			this.settings.listener().unclassified(this.vendor, status, errorType);
+			this.settings.listener().unclassified(this.provider, status, errorType);
 		}
 		catch (RuntimeException ex) {
 			// A listener's failure is not the call's failure.
@@ -330,7 +336,7 @@ abstract class VendorClassifier implements ProviderErrorClassifier {
 		return result.isEmpty() ? null : result;
 	}
 
-	// Small readers shared by the vendors ----------------------------------------------
+	// Small readers shared by the providers ----------------------------------------------
 
 	protected static boolean contains(String text, String part) {
 		return text != null && text.toLowerCase(Locale.ROOT).contains(part);
@@ -399,11 +405,11 @@ abstract class VendorClassifier implements ProviderErrorClassifier {
 	}
 
 	/**
-	 * A vendor's reading of one answer.
+	 * A provider's reading of one answer.
 	 *
 	 * @param outcome the outcome
-	 * @param errorType the vendor's error type or code
-	 * @param known whether the vendor's table knew it (otherwise it is reported)
+	 * @param errorType the provider's error type or code
+	 * @param known whether the provider's table knew it (otherwise it is reported)
 	 * @param bodyHint a wait hint from a structured body field, such as Google's
 	 * {@code RetryInfo.retryDelay}
 	 * @param hintText the text to search for a wait hint when no header or field gives

@@ -1,8 +1,10 @@
-package io.github.llmresilience.classify;
+package io.github.llmresilience.classify.internal;
 
 import java.util.List;
 import java.util.Map;
 
+import io.github.llmresilience.classify.Outcome;
+import io.github.llmresilience.classify.ProviderResponse;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,16 +31,16 @@ class BoundedBodyTest {
 	@Test
 	void aMarkerBeyondThePrefixOfAMultiMegabyteSuccessIsNotSeen() {
 		String padding = "x".repeat(4 * 1024 * 1024);
-		for (String vendor : BuiltInClassifiers.VENDOR_IDS) {
+		for (String provider : BuiltInClassifiers.PROVIDER_IDS) {
 			String refusedLate = "{\"choices\":[{\"message\":{\"content\":\"" + padding
 					+ "\"},\"finish_reason\":\"content_filter\"}],\"stop_reason\":\"refusal\",\"error\":{}}";
-			assertThat(BuiltInClassifiers.forVendor(vendor).classify(ProviderResponse.of(200, JSON, refusedLate))
-				.outcome()).as(vendor).isEqualTo(Outcome.SUCCESS);
+			assertThat(BuiltInClassifiers.forProvider(provider).classify(ProviderResponse.of(200, JSON, refusedLate))
+				.outcome()).as(provider).isEqualTo(Outcome.SUCCESS);
 		}
 		// The same refusal within the prefix is read.
 		String refusedEarly = "{\"choices\":[{\"finish_reason\":\"content_filter\",\"message\":{\"content\":\""
 				+ padding + "\"}}]}";
-		assertThat(BuiltInClassifiers.forVendor("openai").classify(ProviderResponse.of(200, JSON, refusedEarly))
+		assertThat(BuiltInClassifiers.forProvider("openai").classify(ProviderResponse.of(200, JSON, refusedEarly))
 			.outcome()).isEqualTo(Outcome.CONTENT_FILTER);
 	}
 
@@ -46,16 +48,16 @@ class BoundedBodyTest {
 	void theMarkerScanReadsNoCharacterBeyondThePrefix() {
 		for (int size : new int[] { 1024, JsonBody.MAX_CHARS, 1024 * 1024, 16 * 1024 * 1024 }) {
 			CountingText body = new CountingText(size);
-			assertThat(VendorClassifier.containsAny(body, new String[] { "\"error\"", "content_filter" })).isFalse();
+			assertThat(BuiltInClassifier.containsAny(body, new String[] { "\"error\"", "content_filter" })).isFalse();
 			// The characters read never exceed the prefix, whatever the body's size.
 			assertThat(body.furthest).as("furthest index read of %d", size)
 				.isLessThan(Math.min(size, JsonBody.MAX_CHARS));
 		}
 		String marked = "x".repeat(100) + "\"error\"";
-		assertThat(VendorClassifier.indexOf(marked, "\"error\"", marked.length())).isEqualTo(100);
-		assertThat(VendorClassifier.indexOf(marked, "\"error\"", 100)).isEqualTo(-1);
-		assertThat(VendorClassifier.indexOf(marked, "\"error\"", 101)).isEqualTo(100);
-		assertThat(VendorClassifier.indexOf("ab", "abc", 2)).isEqualTo(-1);
+		assertThat(BuiltInClassifier.indexOf(marked, "\"error\"", marked.length())).isEqualTo(100);
+		assertThat(BuiltInClassifier.indexOf(marked, "\"error\"", 100)).isEqualTo(-1);
+		assertThat(BuiltInClassifier.indexOf(marked, "\"error\"", 101)).isEqualTo(100);
+		assertThat(BuiltInClassifier.indexOf("ab", "abc", 2)).isEqualTo(-1);
 	}
 
 	/** A body of {@code x}s that remembers the furthest character read. */

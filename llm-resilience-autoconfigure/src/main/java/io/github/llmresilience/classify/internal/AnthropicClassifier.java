@@ -1,15 +1,19 @@
-package io.github.llmresilience.classify;
+package io.github.llmresilience.classify.internal;
 
 import java.util.Map;
+
+import io.github.llmresilience.classify.ClassifierSettings;
+import io.github.llmresilience.classify.Outcome;
+import io.github.llmresilience.classify.ProviderResponse;
 
 /**
  * Anthropic's Messages API: {@code {"type": "error", "error": {"type", "message",
  * "details": {"error_code"}}}}, 529 when overloaded, {@code event: error} inside a 200
  * stream, {@code stop_reason: refusal} for a safety refusal.
  */
-final class AnthropicClassifier extends VendorClassifier {
+final class AnthropicClassifier extends BuiltInClassifier {
 
-	/** The vendor's {@code error.type} values, as documented on its errors page. */
+	/** The provider's {@code error.type} values, as documented on its errors page. */
 	static final Map<String, Outcome> TABLE = Map.ofEntries(Map.entry("invalid_request_error", Outcome.REQUEST),
 			Map.entry("authentication_error", Outcome.CREDENTIAL), Map.entry("permission_error", Outcome.CREDENTIAL),
 			Map.entry("billing_error", Outcome.QUOTA), Map.entry("not_found_error", Outcome.REQUEST),
@@ -23,8 +27,8 @@ final class AnthropicClassifier extends VendorClassifier {
 
 	private static final String[] SUCCESS_MARKERS = { "refusal", "\"error\"" };
 
-	AnthropicClassifier(String vendor, ClassifierSettings settings) {
-		super(vendor, settings);
+	AnthropicClassifier(String provider, ClassifierSettings settings) {
+		super(provider, settings);
 	}
 
 	@Override

@@ -1,4 +1,4 @@
-package io.github.llmresilience.web;
+package io.github.llmresilience.web.stream;
 
 /**
  * One piece of a streamed answer.

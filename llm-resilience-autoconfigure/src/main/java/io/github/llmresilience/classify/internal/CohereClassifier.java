@@ -1,20 +1,24 @@
-package io.github.llmresilience.classify;
+package io.github.llmresilience.classify.internal;
 
 import java.util.Set;
+
+import io.github.llmresilience.classify.ClassifierSettings;
+import io.github.llmresilience.classify.Outcome;
+import io.github.llmresilience.classify.ProviderResponse;
 
 /**
  * Cohere: bodies carry only {@code {"message"}}, so the status decides and the message
  * refines: a trial key's per-minute limit is a throttle, its monthly cap a quota; 402 is
  * the billing cap; 498 an invalid token.
  */
-final class CohereClassifier extends VendorClassifier {
+final class CohereClassifier extends BuiltInClassifier {
 
 	private static final Set<String> REFUSAL_FINISH = Set.of("ERROR_TOXIC", "ERROR_LIMIT_SAFETY");
 
 	private static final String[] SUCCESS_MARKERS = { "ERROR_TOXIC", "ERROR_LIMIT_SAFETY" };
 
-	CohereClassifier(String vendor, ClassifierSettings settings) {
-		super(vendor, settings);
+	CohereClassifier(String provider, ClassifierSettings settings) {
+		super(provider, settings);
 	}
 
 	@Override

@@ -1,16 +1,20 @@
-package io.github.llmresilience.classify;
+package io.github.llmresilience.classify.internal;
 
 import java.util.Map;
 import java.util.Set;
+
+import io.github.llmresilience.classify.ClassifierSettings;
+import io.github.llmresilience.classify.Outcome;
+import io.github.llmresilience.classify.ProviderResponse;
 
 /**
  * OpenAI and the APIs shaped like it: Azure OpenAI, Mistral, and OpenAI-compatible
  * services (Groq, DeepSeek, Together, ...). Errors are {@code {"error": {"type",
  * "code", "message"}}}, or the same fields at the top level (Mistral).
  */
-final class OpenAiClassifier extends VendorClassifier {
+final class OpenAiClassifier extends BuiltInClassifier {
 
-	/** The vendor's {@code error.code} or {@code error.type} values; code is read first. */
+	/** The provider's {@code error.code} or {@code error.type} values; code is read first. */
 	static final Map<String, Outcome> TABLE = Map.ofEntries(
 			// quota: the account is out until a reset or a payment
 			Map.entry("insufficient_quota", Outcome.QUOTA), Map.entry("billing_hard_limit_reached", Outcome.QUOTA),
@@ -56,8 +60,8 @@ final class OpenAiClassifier extends VendorClassifier {
 
 	private static final String[] SUCCESS_MARKERS = { "content_filter", "\"error\"", "\"failed\"" };
 
-	OpenAiClassifier(String vendor, ClassifierSettings settings) {
-		super(vendor, settings);
+	OpenAiClassifier(String provider, ClassifierSettings settings) {
+		super(provider, settings);
 	}
 
 	@Override

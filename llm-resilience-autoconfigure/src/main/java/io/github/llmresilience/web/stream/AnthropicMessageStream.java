@@ -1,6 +1,6 @@
-package io.github.llmresilience.web;
+package io.github.llmresilience.web.stream;
 
-import io.github.llmresilience.classify.JsonBody;
+import io.github.llmresilience.classify.internal.JsonBody;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.extract.ProviderAnswerException;
 import reactor.core.publisher.Flux;

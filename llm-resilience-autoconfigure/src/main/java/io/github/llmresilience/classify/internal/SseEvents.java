@@ -1,7 +1,9 @@
-package io.github.llmresilience.classify;
+package io.github.llmresilience.classify.internal;
 
 import java.util.ArrayList;
 import java.util.List;
+
+import io.github.llmresilience.classify.ProviderResponse;
 
 /**
  * Splits the text of a server-sent-event stream into events, reading at most

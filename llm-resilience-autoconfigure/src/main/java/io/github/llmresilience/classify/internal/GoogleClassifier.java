@@ -1,10 +1,14 @@
-package io.github.llmresilience.classify;
+package io.github.llmresilience.classify.internal;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+
+import io.github.llmresilience.classify.ClassifierSettings;
+import io.github.llmresilience.classify.Outcome;
+import io.github.llmresilience.classify.ProviderResponse;
 
 /**
  * Google's Gemini API and Vertex AI: {@code {"error": {"code", "message", "status",
@@ -13,7 +17,7 @@ import java.util.Set;
  * and {@code RetryInfo.retryDelay} say what the status alone cannot. Vertex AI also
  * serves Claude, whose errors keep Anthropic's shape.
  */
-final class GoogleClassifier extends VendorClassifier {
+final class GoogleClassifier extends BuiltInClassifier {
 
 	/** The canonical {@code error.status} values. */
 	static final Map<String, Outcome> STATUS_TABLE = Map.ofEntries(Map.entry("INVALID_ARGUMENT", Outcome.REQUEST),
@@ -44,10 +48,10 @@ final class GoogleClassifier extends VendorClassifier {
 
 	private final AnthropicClassifier claude;
 
-	GoogleClassifier(String vendor, ClassifierSettings settings) {
-		super(vendor, settings);
-		this.vertex = vendor.startsWith("vertex");
-		this.claude = new AnthropicClassifier(vendor, settings);
+	GoogleClassifier(String provider, ClassifierSettings settings) {
+		super(provider, settings);
+		this.vertex = provider.startsWith("vertex");
+		this.claude = new AnthropicClassifier(provider, settings);
 	}
 
 	@Override

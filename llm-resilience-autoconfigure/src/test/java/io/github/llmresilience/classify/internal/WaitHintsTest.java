@@ -1,4 +1,4 @@
-package io.github.llmresilience.classify;
+package io.github.llmresilience.classify.internal;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -8,6 +8,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.llmresilience.classify.ClassifierSettings;
+import io.github.llmresilience.classify.Outcome;
+import io.github.llmresilience.classify.ProviderErrorClassifier;
+import io.github.llmresilience.classify.ProviderResponse;
+import io.github.llmresilience.classify.Verdict;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -130,7 +135,7 @@ class WaitHintsTest {
 
 	@Test
 	void throttleResetBeyondTheQuotaThresholdIsAQuotaButABareRetryAfterIsNot() {
-		ProviderErrorClassifier classifier = BuiltInClassifiers.forVendor("azure-openai",
+		ProviderErrorClassifier classifier = BuiltInClassifiers.forProvider("azure-openai",
 				ClassifierSettings.defaults().withClock(CLOCK).withQuotaThreshold(Duration.ofMinutes(10)));
 		assertThat(classifier
 			.classify(ProviderResponse.of(429,
@@ -151,7 +156,7 @@ class WaitHintsTest {
 	}
 
 	private static Verdict classify(int status, Map<String, List<String>> headers, String body) {
-		return BuiltInClassifiers.forVendor("openai", ClassifierSettings.defaults().withClock(CLOCK))
+		return BuiltInClassifiers.forProvider("openai", ClassifierSettings.defaults().withClock(CLOCK))
 			.classify(ProviderResponse.of(status, headers, body));
 	}
 

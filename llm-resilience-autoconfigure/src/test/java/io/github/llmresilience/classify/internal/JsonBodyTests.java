@@ -1,4 +1,4 @@
-package io.github.llmresilience.classify;
+package io.github.llmresilience.classify.internal;
 
 import java.util.Arrays;
 import java.util.List;

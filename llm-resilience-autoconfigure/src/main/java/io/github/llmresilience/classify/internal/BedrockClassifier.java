@@ -1,8 +1,12 @@
-package io.github.llmresilience.classify;
+package io.github.llmresilience.classify.internal;
 
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+
+import io.github.llmresilience.classify.ClassifierSettings;
+import io.github.llmresilience.classify.Outcome;
+import io.github.llmresilience.classify.ProviderResponse;
 
 /**
  * Amazon Bedrock Runtime: the error type is the {@code x-amzn-ErrorType} header (cut at
@@ -10,7 +14,7 @@ import java.util.Set;
  * {@code {"message"}}; stream failures are event-stream messages named by their
  * {@code :exception-type}. Claude on Bedrock answers with Anthropic's body shape.
  */
-final class BedrockClassifier extends VendorClassifier {
+final class BedrockClassifier extends BuiltInClassifier {
 
 	/** Exception names from the bedrock-runtime service model, in lower case. */
 	static final Map<String, Outcome> TABLE = Map.ofEntries(Map.entry("throttlingexception", Outcome.THROTTLED),
@@ -39,9 +43,9 @@ final class BedrockClassifier extends VendorClassifier {
 
 	private final AnthropicClassifier claude;
 
-	BedrockClassifier(String vendor, ClassifierSettings settings) {
-		super(vendor, settings);
-		this.claude = new AnthropicClassifier(vendor, settings);
+	BedrockClassifier(String provider, ClassifierSettings settings) {
+		super(provider, settings);
+		this.claude = new AnthropicClassifier(provider, settings);
 	}
 
 	@Override

@@ -1,8 +1,8 @@
-package io.github.llmresilience.web;
+package io.github.llmresilience.web.stream;
 
 import java.time.Duration;
 
-import io.github.llmresilience.classify.BuiltInClassifiers;
+import io.github.llmresilience.classify.internal.BuiltInClassifiers;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.extract.ProviderAnswerException;
 import org.junit.jupiter.api.Test;
@@ -97,9 +97,9 @@ class StreamHelpersTest {
 				event("message_stop", "")))).verifyComplete();
 	}
 
-	private static Outcome outcome(String vendor, Throwable error) {
+	private static Outcome outcome(String provider, Throwable error) {
 		assertThat(error).isInstanceOf(ProviderAnswerException.class);
-		return BuiltInClassifiers.forVendor(vendor).classify(((ProviderAnswerException) error).response()).outcome();
+		return BuiltInClassifiers.forProvider(provider).classify(((ProviderAnswerException) error).response()).outcome();
 	}
 
 	private static ServerSentEvent<String> data(String data) {

@@ -1,4 +1,4 @@
-package io.github.llmresilience.classify;
+package io.github.llmresilience.classify.internal;
 
 import java.time.Clock;
 import java.time.Instant;
@@ -9,9 +9,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
+import io.github.llmresilience.classify.UnclassifiedListener;
+
 /**
- * The {@code (vendor, status, type)} tuples a classifier recently had to default, with how
- * often and when each was seen, so that an operator can add them to the vendor's table.
+ * The {@code (provider, status, type)} tuples a classifier recently had to default, with how
+ * often and when each was seen, so that an operator can add them to the provider's table.
  * Bounded: when full, the tuple seen least recently makes room.
  */
 public final class RecentUnclassified implements UnclassifiedListener {
@@ -42,8 +44,8 @@ public final class RecentUnclassified implements UnclassifiedListener {
 	}
 
 	@Override
-	public void unclassified(String vendor, int status, String errorType) {
-		Key key = new Key(vendor, status, errorType);
+	public void unclassified(String provider, int status, String errorType) {
+		Key key = new Key(provider, status, errorType);
 		long now = this.clock.millis();
 		synchronized (this.tuples) {
 			Counts counts = this.tuples.get(key);
@@ -63,7 +65,7 @@ public final class RecentUnclassified implements UnclassifiedListener {
 	public List<Entry> list() {
 		List<Entry> entries = new ArrayList<>();
 		synchronized (this.tuples) {
-			this.tuples.forEach((key, counts) -> entries.add(new Entry(key.vendor(), key.status(), key.type(),
+			this.tuples.forEach((key, counts) -> entries.add(new Entry(key.provider(), key.status(), key.type(),
 					counts.count, Instant.ofEpochMilli(counts.firstSeen), Instant.ofEpochMilli(counts.lastSeen))));
 		}
 		entries.sort(Comparator.comparing(Entry::lastSeen).reversed());
@@ -85,17 +87,17 @@ public final class RecentUnclassified implements UnclassifiedListener {
 	/**
 	 * One defaulted tuple.
 	 *
-	 * @param vendor the vendor id
+	 * @param provider the provider id
 	 * @param status the HTTP status, 0 when there was none
-	 * @param type the vendor's error type, or {@code null} when it gave none
+	 * @param type the provider's error type, or {@code null} when it gave none
 	 * @param count how often it was seen
 	 * @param firstSeen when it was first seen
 	 * @param lastSeen when it was last seen
 	 */
-	public record Entry(String vendor, int status, String type, long count, Instant firstSeen, Instant lastSeen) {
+	public record Entry(String provider, int status, String type, long count, Instant firstSeen, Instant lastSeen) {
 	}
 
-	private record Key(String vendor, int status, String type) {
+	private record Key(String provider, int status, String type) {
 	}
 
 	private static final class Counts {

@@ -1,4 +1,4 @@
-package io.github.llmresilience.classify;
+package io.github.llmresilience.classify.internal;
 
 import java.time.Clock;
 import java.time.DateTimeException;
@@ -12,8 +12,10 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 
+import io.github.llmresilience.classify.ProviderResponse;
+
 /**
- * Reads how long a vendor asked us to wait, from every place vendors put it. Every
+ * Reads how long a provider asked us to wait, from every place providers put it. Every
  * method returns {@code null} for "no hint" and otherwise a duration in
  * {@code [0, MAX]}; malformed values are ignored, never thrown.
  */

@@ -1,7 +1,8 @@
-package io.github.llmresilience.classify;
+package io.github.llmresilience.classify.internal;
 
 import java.util.List;
 
+import io.github.llmresilience.classify.UnclassifiedListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,10 +38,10 @@ public final class UnclassifiedListeners implements UnclassifiedListener {
 	}
 
 	@Override
-	public void unclassified(String vendor, int status, String errorType) {
+	public void unclassified(String provider, int status, String errorType) {
 		for (UnclassifiedListener listener : this.listeners) {
 			try {
-				listener.unclassified(vendor, status, errorType);
+				listener.unclassified(provider, status, errorType);
 			}
 			catch (VirtualMachineError fatal) {
 				throw fatal;
