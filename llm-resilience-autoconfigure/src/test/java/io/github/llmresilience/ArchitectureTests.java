@@ -1,10 +1,15 @@
 package io.github.llmresilience;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchCondition;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -39,6 +44,34 @@ class ArchitectureTests {
 	@Test
 	void concernsHaveNoCycles() {
 		slices().matching("io.github.llmresilience.(*)..").should().beFreeOfCycles().check(CLASSES);
+	}
+
+	/**
+	 * The build runs {@code *Tests} classes only: a class with tests under any other name
+	 * would be silently left out of the count.
+	 */
+	@Test
+	void everyClassWithTestsIsNamedTests() {
+		JavaClasses tests = new ClassFileImporter().withImportOption(ImportOption.Predefined.ONLY_INCLUDE_TESTS)
+			.importPackages("io.github.llmresilience");
+		classes().that()
+			.containAnyMethodsThat(DescribedPredicate.describe("are tests",
+					(method) -> method.isAnnotatedWith(Test.class) || method.isAnnotatedWith(ParameterizedTest.class)))
+			.and()
+			.areTopLevelClasses()
+			.should()
+			.haveSimpleNameEndingWith("Tests")
+			.check(tests);
+		classes().that()
+			.containAnyMethodsThat(DescribedPredicate.describe("are tests",
+					(method) -> method.isAnnotatedWith(Test.class) || method.isAnnotatedWith(ParameterizedTest.class)))
+			.and()
+			.areNestedClasses()
+			.should(ArchCondition.from(DescribedPredicate.describe("be nested in a *Tests class",
+					(JavaClass nested) -> nested.getEnclosingClass()
+						.map((outer) -> outer.getSimpleName().endsWith("Tests"))
+						.orElse(false))))
+			.check(tests);
 	}
 
 	/** Every package is a concern with a name, not a grab bag: nothing lives in the root. */

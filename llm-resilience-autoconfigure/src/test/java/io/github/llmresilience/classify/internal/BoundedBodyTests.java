@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A 2xx body of many megabytes costs what a short one does: only a bounded prefix is
  * kept and scanned for markers, so an error or refusal marker beyond it is not seen.
  */
-class BoundedBodyTest {
+class BoundedBodyTests {
 
 	private static final Map<String, List<String>> JSON = Map.of("content-type", List.of("application/json"));
 

@@ -40,7 +40,7 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "sample.simulator.latency-scale=0.02", "llm.resilience.retry.backoff-base=10ms" })
 @AutoConfigureWebTestClient
-class AnswersApiTest {
+class AnswersApiTests {
 
 	private static final int SIMULATOR_PORT = TestSocketUtils.findAvailableTcpPort();
 

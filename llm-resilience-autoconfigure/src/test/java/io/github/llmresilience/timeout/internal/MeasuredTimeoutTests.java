@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class MeasuredTimeoutTest {
+class MeasuredTimeoutTests {
 
 	/** An absolute floor of 1 s only: the setting under which the timeout used to ratchet down. */
 	private static final AdaptiveSettings ADAPTIVE = new AdaptiveSettings(true, 200, 3.0, Duration.ofSeconds(1), 0);

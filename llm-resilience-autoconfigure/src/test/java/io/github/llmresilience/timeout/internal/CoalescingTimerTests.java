@@ -12,7 +12,7 @@ import reactor.core.publisher.Mono;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-class CoalescingTimerTest {
+class CoalescingTimerTests {
 
 	private final CoalescingTimer timer = new CoalescingTimer(1, TimeUnit.MILLISECONDS, Duration.ofMillis(5));
 

@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE,
 		properties = { "sample.simulator.latency-scale=0.05", "llm.resilience.breaker.open-duration=3s" })
 @ActiveProfiles("drill")
-class OutageDrillTest {
+class OutageDrillTests {
 
 	private static final int SIMULATOR_PORT = TestSocketUtils.findAvailableTcpPort();
 

@@ -42,7 +42,7 @@ import static org.awaitility.Awaitility.await;
  * The chain executor against a real HTTP provider, on virtual time: outages, rate
  * limits, quotas, credentials, rejected requests, retry budget, deadlines, concurrency.
  */
-class ChainExecutorTest {
+class ChainExecutorTests {
 
 	private static final String RATE_LIMIT = EngineHarness.fixture("openai-429-tpm-rate-limit");
 
@@ -304,7 +304,7 @@ class ChainExecutorTest {
 			.observer(new CallObserver() {
 				@Override
 				public void onBackoff(String chain, Target target, long nanos) {
-					backoffEnds.add(EngineHarnessTime.now(ChainExecutorTest.this.h));
+					backoffEnds.add(EngineHarnessTime.now(ChainExecutorTests.this.h));
 				}
 
 				@Override

@@ -25,7 +25,7 @@ import org.springframework.web.reactive.function.client.WebClientResponseExcepti
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class ErrorExtractorsTest {
+class ErrorExtractorsTests {
 
 	private final ErrorExtractors extractors = ErrorExtractors.standard()
 		.with(List.of(new WebClientErrorExtractor(), new RestClientErrorExtractor(), new OpenAiSdkErrorExtractor(),

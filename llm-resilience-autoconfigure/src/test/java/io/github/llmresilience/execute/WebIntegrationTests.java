@@ -41,7 +41,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * The WebClient filter and the RestClient interceptor, which protect one target without
  * a chain.
  */
-class WebIntegrationTest {
+class WebIntegrationTests {
 
 	private static final String CONTENT_FILTER = "{\"id\":\"chatcmpl-3\",\"object\":\"chat.completion\",\"choices\":[{"
 			+ "\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":null},\"finish_reason\":\"content_filter\"}]}";
@@ -363,7 +363,7 @@ class WebIntegrationTest {
 						.build())
 					.doOnError((error) -> done.run())
 					.doOnCancel(done)
-					.flatMap(WebIntegrationTest::buffered);
+					.flatMap(WebIntegrationTests::buffered);
 			}))
 			.build();
 	}

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * as intended: a simulated outage must look like a real one, or the drills would prove
  * nothing.
  */
-class SimulatedVendorBodiesTest {
+class SimulatedVendorBodiesTests {
 
 	private static final JsonMapper JSON = JsonMapper.builder().build();
 

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class UnclassifiedMetricsTest {
+class UnclassifiedMetricsTests {
 
 	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 

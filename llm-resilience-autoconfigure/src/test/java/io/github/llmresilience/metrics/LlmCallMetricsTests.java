@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class LlmCallMetricsTest {
+class LlmCallMetricsTests {
 
 	private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 

@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The simulated latencies have the shape of the recorded real calls: p95 about 1.5 s,
  * none above 2.2 s; the scale shortens them all alike.
  */
-class LatencyDistributionTest {
+class LatencyDistributionTests {
 
 	@Test
 	void p95IsAboutOneAndAHalfSecondsAndNothingExceedsTheMaximum() {

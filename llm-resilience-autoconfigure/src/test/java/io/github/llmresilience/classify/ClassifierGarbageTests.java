@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Garbage from a provider never throws out of a classifier and never yields a negative or
  * unbounded wait: random statuses, headers and bodies, each property 10,000 seeded tries.
  */
-class ClassifierGarbageProperties {
+class ClassifierGarbageTests {
 
 	private static final int TRIES = 10_000;
 

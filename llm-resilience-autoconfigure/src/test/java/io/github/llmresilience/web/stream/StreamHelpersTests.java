@@ -13,7 +13,7 @@ import org.springframework.http.codec.ServerSentEvent;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class StreamHelpersTest {
+class StreamHelpersTests {
 
 	@Test
 	void openAiChunksSkipRoleOnlyPiecesAndEndAtDone() {

@@ -38,7 +38,7 @@ import static org.awaitility.Awaitility.await;
  * first token, stalls, long streams, in-stream errors, refusals, cancellation, and
  * timeouts measured from latency.
  */
-class StreamingExecutorTest {
+class StreamingExecutorTests {
 
 	private final EngineHarness h = new EngineHarness();
 

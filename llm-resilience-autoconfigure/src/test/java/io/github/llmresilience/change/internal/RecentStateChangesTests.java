@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-class RecentStateChangesTest {
+class RecentStateChangesTests {
 
 	private static final Instant NOW = Instant.parse("2026-11-29T12:00:00Z");
 

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Runs no benchmark: checks, once each, that every benchmark measures what its name says,
  * and that the table and its plan hold together.
  */
-class BenchmarkSetupTest {
+class BenchmarkSetupTests {
 
 	private static final List<Class<?>> BENCHMARKS = List.of(SuccessPathBenchmark.class, HotPathPartsBenchmark.class,
 			FailFastBenchmark.class, ClassificationBenchmark.class, ProviderJsonBenchmark.class);

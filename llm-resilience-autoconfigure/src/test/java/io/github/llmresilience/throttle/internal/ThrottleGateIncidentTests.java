@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * quota ran out or a key went bad must neither flood the events nor escalate the state;
  * and a wait hint too short to mean anything must not leave a scope open to every call.
  */
-class ThrottleGateIncidentTest {
+class ThrottleGateIncidentTests {
 
 	private static final int IN_FLIGHT = 200;
 

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class WaitHintsTest {
+class WaitHintsTests {
 
 	private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-08-31T23:00:00Z"), ZoneOffset.UTC);
 

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-class RecentUnclassifiedTest {
+class RecentUnclassifiedTests {
 
 	private final ManualTime time = new ManualTime();
 

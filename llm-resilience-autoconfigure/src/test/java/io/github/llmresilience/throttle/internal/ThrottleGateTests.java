@@ -14,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The gate's open check skips the clock for a scope that is not gated and forgets a gate
  * that has passed; neither may change what callers see.
  */
-class ThrottleGateTest {
+class ThrottleGateTests {
 
 	private final ManualTime time = new ManualTime();
 
