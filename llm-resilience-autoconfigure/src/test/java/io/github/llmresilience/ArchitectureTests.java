@@ -6,6 +6,7 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchCondition;
+import org.jspecify.annotations.NullMarked;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 
@@ -72,6 +73,14 @@ class ArchitectureTests {
 						.map((outer) -> outer.getSimpleName().endsWith("Tests"))
 						.orElse(false))))
 			.check(tests);
+	}
+
+	/** Null is allowed only where a {@code @Nullable} says so, as in Spring Boot 4. */
+	@Test
+	void everyPackageIsNullMarked() {
+		classes().should(ArchCondition.from(DescribedPredicate.describe("reside in a @NullMarked package",
+				(JavaClass type) -> type.getPackage().isAnnotatedWith(NullMarked.class))))
+			.check(CLASSES);
 	}
 
 	/** Every package is a concern with a name, not a grab bag: nothing lives in the root. */

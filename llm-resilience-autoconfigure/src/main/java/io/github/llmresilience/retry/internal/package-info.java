@@ -1,0 +1,7 @@
+/**
+ * Backoff and the retry budget: mechanisms, not API.
+ */
+@NullMarked
+package io.github.llmresilience.retry.internal;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,7 @@
+/**
+ * An embedded simulator of provider APIs, their failures and their error formats.
+ */
+@NullMarked
+package io.github.llmresilience.sample.simulator;
+
+import org.jspecify.annotations.NullMarked;
