@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.profile.GCProfiler;
 import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.IterationResult;
@@ -69,7 +70,7 @@ public final class BenchmarkRunner {
 	 * @param baseline the key of the row it is divided by, or {@code null} for a baseline
 	 * @param target the ratio the issue asks for, or an empty string
 	 */
-	record Row(String key, String label, String baseline, String target) {
+	record Row(String key, String label, @Nullable String baseline, String target) {
 	}
 
 	/** What one row's run measured. */

@@ -12,6 +12,7 @@ import java.util.Map;
 
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
@@ -53,7 +54,7 @@ final class VendorFixtures {
 	 * @param path a file of cases, or {@code null} or empty for the bundled copy
 	 * @return the cases, in file order
 	 */
-	static List<Case> load(String path) {
+	static List<Case> load(@Nullable String path) {
 		try (InputStream in = (path == null || path.isBlank()) ? VendorFixtures.class.getResourceAsStream(BUNDLED)
 				: Files.newInputStream(Path.of(path))) {
 			if (in == null) {

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.List;
 
 import io.github.llmresilience.state.ChainState;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 
@@ -18,7 +19,7 @@ import org.springframework.boot.actuate.endpoint.OperationResponseBody;
  * can now, or when only an operator can make one usable (breakers forced open)
  */
 public record ChainDescriptor(List<String> targets, List<String> configuredTargets, boolean edited, boolean usable,
-		Instant availableAt) implements OperationResponseBody {
+		@Nullable Instant availableAt) implements OperationResponseBody {
 
 	/** As the endpoint shows a chain's state. */
 	public static ChainDescriptor of(ChainState chain) {

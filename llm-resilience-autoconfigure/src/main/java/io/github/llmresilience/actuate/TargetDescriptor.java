@@ -6,6 +6,7 @@ import io.github.llmresilience.state.TargetState;
 import io.github.llmresilience.state.TargetState.AccountState;
 import io.github.llmresilience.state.TargetState.BreakerState;
 import io.github.llmresilience.state.TargetState.TimeoutState;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 
@@ -29,8 +30,9 @@ import org.springframework.boot.actuate.endpoint.OperationResponseBody;
  * @param timeouts its attempt and first-token timeouts: configured, or measured
  */
 public record TargetDescriptor(String name, String provider, String model, String region, boolean usable,
-		Instant availableAt, BreakerDescriptor breaker, ThrottleDescriptor throttle, AccountDescriptor account,
-		RetryBudgetDescriptor retryBudget, TimeoutsDescriptor timeouts) implements OperationResponseBody {
+		@Nullable Instant availableAt, BreakerDescriptor breaker, ThrottleDescriptor throttle,
+		AccountDescriptor account, RetryBudgetDescriptor retryBudget, TimeoutsDescriptor timeouts)
+		implements OperationResponseBody {
 
 	/** As the endpoint shows a target's state. */
 	public static TargetDescriptor of(TargetState state) {
@@ -62,7 +64,7 @@ public record TargetDescriptor(String name, String provider, String model, Strin
 	 * it)
 	 */
 	public record BreakerDescriptor(String domain, String state, float failureRate, float slowCallRate,
-			int bufferedCalls, int failedCalls, int slowCalls, long notPermittedCalls, Instant availableAt) {
+			int bufferedCalls, int failedCalls, int slowCalls, long notPermittedCalls, @Nullable Instant availableAt) {
 
 		static BreakerDescriptor of(BreakerState breaker) {
 			return new BreakerDescriptor(breaker.domain(), breaker.status().name(), breaker.failureRate(),
@@ -79,7 +81,7 @@ public record TargetDescriptor(String name, String provider, String model, Strin
 	 * @param throttledUntil when the scope takes calls again after a rate limit;
 	 * {@code null} when it takes them now
 	 */
-	public record ThrottleDescriptor(String scope, Instant throttledUntil) {
+	public record ThrottleDescriptor(String scope, @Nullable Instant throttledUntil) {
 
 	}
 
@@ -93,8 +95,9 @@ public record TargetDescriptor(String name, String provider, String model, Strin
 	 * @param lockReason why it was locked, or {@code null}
 	 * @param consecutiveCredentialErrors credential errors in a row so far
 	 */
-	public record AccountDescriptor(String name, Instant parkedUntil, String parkReason, Instant lockedUntil,
-			String lockReason, int consecutiveCredentialErrors) implements OperationResponseBody {
+	public record AccountDescriptor(String name, @Nullable Instant parkedUntil, @Nullable String parkReason,
+			@Nullable Instant lockedUntil, @Nullable String lockReason, int consecutiveCredentialErrors)
+			implements OperationResponseBody {
 
 		static AccountDescriptor of(AccountState account) {
 			return new AccountDescriptor(account.name(), account.parkedUntil(), account.parkReason(),

@@ -37,6 +37,7 @@ import io.github.llmresilience.extract.OpenAiSdkErrorExtractor;
 import io.github.llmresilience.web.RestClientErrorExtractor;
 import io.github.llmresilience.extract.SpringAiErrorExtractor;
 import io.github.llmresilience.web.WebClientErrorExtractor;
+import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -182,7 +183,7 @@ public final class LlmResilienceAutoConfiguration {
 	private static final double SLOW_FIRST_TOKEN_SHARE = 0.6;
 
 	static BreakerSettings breaker(LlmResilienceProperties.Breaker defaults,
-			LlmResilienceProperties.BreakerOverrides overrides, Duration firstTokenTimeout) {
+			LlmResilienceProperties.@Nullable BreakerOverrides overrides, Duration firstTokenTimeout) {
 		Duration slowFirstToken = (defaults.getSlowFirstTokenDuration() != null)
 				? defaults.getSlowFirstTokenDuration()
 				: Duration.ofNanos((long) (firstTokenTimeout.toNanos() * SLOW_FIRST_TOKEN_SHARE));

@@ -26,6 +26,7 @@ import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.throttle.AccountSettings;
 import io.github.llmresilience.throttle.ThrottleSettings;
 import io.github.llmresilience.timeout.AdaptiveSettings;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -208,15 +209,15 @@ public class LlmResilienceProperties implements InitializingBean {
 	 * A degrading provider should open its breaker through the slow-call trip before its
 	 * calls start timing out, so the slow-call duration must sit below the timeout.
 	 */
-	private static void requireSlowCallsBelowTimeout(String slowProperty, Duration slow, String timeoutProperty,
-			Duration timeout, List<Problem> problems) {
+	private static void requireSlowCallsBelowTimeout(String slowProperty, @Nullable Duration slow,
+			String timeoutProperty, @Nullable Duration timeout, List<Problem> problems) {
 		if (slow != null && timeout != null && slow.compareTo(timeout) >= 0) {
 			problems.add(new Problem(slowProperty, slow.toString(), "must be below " + timeoutProperty + " (" + timeout
 					+ ") so that a slowing provider opens the breaker before its calls time out"));
 		}
 	}
 
-	static String quote(Object value) {
+	static String quote(@Nullable Object value) {
 		return (value != null) ? "'" + value + "'" : "null";
 	}
 
@@ -250,7 +251,8 @@ public class LlmResilienceProperties implements InitializingBean {
 	 * is named with its value in parentheses ({@code "at least backoffBase (PT0.5S)"}).
 	 * Each component name becomes its property.
 	 */
-	private static Problem problem(Class<? extends Record> type, Function<String, String> propertyOf, String message) {
+	private static Problem problem(Class<? extends Record> type, Function<String, String> propertyOf,
+			@Nullable String message) {
 		String text = String.valueOf(message);
 		int space = text.indexOf(' ');
 		String component = (space > 0) ? text.substring(0, space) : "";
@@ -304,11 +306,11 @@ public class LlmResilienceProperties implements InitializingBean {
 		return name.toString();
 	}
 
-	private static <V> V orDefault(V value, V defaultValue) {
+	private static <V> V orDefault(@Nullable V value, V defaultValue) {
 		return (value != null) ? value : defaultValue;
 	}
 
-	private static void addIfSet(Set<String> overridden, String component, Object value) {
+	private static void addIfSet(Set<String> overridden, String component, @Nullable Object value) {
 		if (value != null) {
 			overridden.add(component);
 		}
@@ -318,10 +320,10 @@ public class LlmResilienceProperties implements InitializingBean {
 	public static class TargetProperties {
 
 		/** Provider kind, which selects the error classifier: openai, azure-openai, anthropic, gemini, vertex-ai, bedrock, mistral, cohere, openai-compatible, or the id of your own classifier bean. */
-		private String provider;
+		private @Nullable String provider;
 
 		/** Billing account or API project; its quota scope is account/model. Defaults to the target's name. */
-		private String account;
+		private @Nullable String account;
 
 		/** Model or deployment name. */
 		private String model = "default";
@@ -330,28 +332,28 @@ public class LlmResilienceProperties implements InitializingBean {
 		private String region = "global";
 
 		/** Base URL of the provider's API. */
-		private URI baseUrl;
+		private @Nullable URI baseUrl;
 
 		/** API key; never logged, shown in health, metrics or exception messages. */
-		private String apiKey;
+		private @Nullable String apiKey;
 
 		private final BreakerOverrides breaker = new BreakerOverrides();
 
 		private final TimeoutOverrides timeouts = new TimeoutOverrides();
 
-		public String getProvider() {
+		public @Nullable String getProvider() {
 			return this.provider;
 		}
 
-		public void setProvider(String provider) {
+		public void setProvider(@Nullable String provider) {
 			this.provider = provider;
 		}
 
-		public String getAccount() {
+		public @Nullable String getAccount() {
 			return this.account;
 		}
 
-		public void setAccount(String account) {
+		public void setAccount(@Nullable String account) {
 			this.account = account;
 		}
 
@@ -371,19 +373,19 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.region = region;
 		}
 
-		public URI getBaseUrl() {
+		public @Nullable URI getBaseUrl() {
 			return this.baseUrl;
 		}
 
-		public void setBaseUrl(URI baseUrl) {
+		public void setBaseUrl(@Nullable URI baseUrl) {
 			this.baseUrl = baseUrl;
 		}
 
-		public String getApiKey() {
+		public @Nullable String getApiKey() {
 			return this.apiKey;
 		}
 
-		public void setApiKey(String apiKey) {
+		public void setApiKey(@Nullable String apiKey) {
 			this.apiKey = apiKey;
 		}
 
@@ -450,7 +452,7 @@ public class LlmResilienceProperties implements InitializingBean {
 		private int halfOpenCalls = 1;
 
 		/** A stream whose first element comes later than this counts as slow; below timeouts.first-token, by default 60% of it. */
-		private Duration slowFirstTokenDuration;
+		private @Nullable Duration slowFirstTokenDuration;
 
 		/** Longest time a half-open breaker waits for its trial to report; an unreported trial then counts as failed. */
 		private Duration halfOpenTimeout = BreakerSettings.DEFAULT_HALF_OPEN_TIMEOUT;
@@ -527,11 +529,11 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.halfOpenCalls = halfOpenCalls;
 		}
 
-		public Duration getSlowFirstTokenDuration() {
+		public @Nullable Duration getSlowFirstTokenDuration() {
 			return this.slowFirstTokenDuration;
 		}
 
-		public void setSlowFirstTokenDuration(Duration slowFirstTokenDuration) {
+		public void setSlowFirstTokenDuration(@Nullable Duration slowFirstTokenDuration) {
 			this.slowFirstTokenDuration = slowFirstTokenDuration;
 		}
 
@@ -565,90 +567,90 @@ public class LlmResilienceProperties implements InitializingBean {
 	public static class BreakerOverrides {
 
 		/** Number of calls the rates are computed over, for this target's failure domain. */
-		private Integer slidingWindowSize;
+		private @Nullable Integer slidingWindowSize;
 
 		/** Calls needed in the window before the rates are evaluated, for this target's failure domain. */
-		private Integer minimumCalls;
+		private @Nullable Integer minimumCalls;
 
 		/** Failure rate, in percent, at or above which this target's breaker opens. */
-		private Float failureRateThreshold;
+		private @Nullable Float failureRateThreshold;
 
 		/** A successful call of this target slower than this counts as slow. */
-		private Duration slowCallDuration;
+		private @Nullable Duration slowCallDuration;
 
 		/** Slow-call rate, in percent, at or above which this target's breaker opens. */
-		private Float slowCallRateThreshold;
+		private @Nullable Float slowCallRateThreshold;
 
 		/** How long this target's breaker stays open before one trial call. */
-		private Duration openDuration;
+		private @Nullable Duration openDuration;
 
 		/** Longest open duration of this target's breaker. */
-		private Duration openDurationMax;
+		private @Nullable Duration openDurationMax;
 
 		/** A stream of this target whose first element comes later than this counts as slow. */
-		private Duration slowFirstTokenDuration;
+		private @Nullable Duration slowFirstTokenDuration;
 
-		public Integer getSlidingWindowSize() {
+		public @Nullable Integer getSlidingWindowSize() {
 			return this.slidingWindowSize;
 		}
 
-		public void setSlidingWindowSize(Integer slidingWindowSize) {
+		public void setSlidingWindowSize(@Nullable Integer slidingWindowSize) {
 			this.slidingWindowSize = slidingWindowSize;
 		}
 
-		public Integer getMinimumCalls() {
+		public @Nullable Integer getMinimumCalls() {
 			return this.minimumCalls;
 		}
 
-		public void setMinimumCalls(Integer minimumCalls) {
+		public void setMinimumCalls(@Nullable Integer minimumCalls) {
 			this.minimumCalls = minimumCalls;
 		}
 
-		public Float getFailureRateThreshold() {
+		public @Nullable Float getFailureRateThreshold() {
 			return this.failureRateThreshold;
 		}
 
-		public void setFailureRateThreshold(Float failureRateThreshold) {
+		public void setFailureRateThreshold(@Nullable Float failureRateThreshold) {
 			this.failureRateThreshold = failureRateThreshold;
 		}
 
-		public Duration getSlowCallDuration() {
+		public @Nullable Duration getSlowCallDuration() {
 			return this.slowCallDuration;
 		}
 
-		public void setSlowCallDuration(Duration slowCallDuration) {
+		public void setSlowCallDuration(@Nullable Duration slowCallDuration) {
 			this.slowCallDuration = slowCallDuration;
 		}
 
-		public Float getSlowCallRateThreshold() {
+		public @Nullable Float getSlowCallRateThreshold() {
 			return this.slowCallRateThreshold;
 		}
 
-		public void setSlowCallRateThreshold(Float slowCallRateThreshold) {
+		public void setSlowCallRateThreshold(@Nullable Float slowCallRateThreshold) {
 			this.slowCallRateThreshold = slowCallRateThreshold;
 		}
 
-		public Duration getOpenDuration() {
+		public @Nullable Duration getOpenDuration() {
 			return this.openDuration;
 		}
 
-		public void setOpenDuration(Duration openDuration) {
+		public void setOpenDuration(@Nullable Duration openDuration) {
 			this.openDuration = openDuration;
 		}
 
-		public Duration getOpenDurationMax() {
+		public @Nullable Duration getOpenDurationMax() {
 			return this.openDurationMax;
 		}
 
-		public void setOpenDurationMax(Duration openDurationMax) {
+		public void setOpenDurationMax(@Nullable Duration openDurationMax) {
 			this.openDurationMax = openDurationMax;
 		}
 
-		public Duration getSlowFirstTokenDuration() {
+		public @Nullable Duration getSlowFirstTokenDuration() {
 			return this.slowFirstTokenDuration;
 		}
 
-		public void setSlowFirstTokenDuration(Duration slowFirstTokenDuration) {
+		public void setSlowFirstTokenDuration(@Nullable Duration slowFirstTokenDuration) {
 			this.slowFirstTokenDuration = slowFirstTokenDuration;
 		}
 
@@ -1056,35 +1058,35 @@ public class LlmResilienceProperties implements InitializingBean {
 	public static class TimeoutOverrides {
 
 		/** Longest time one non-streaming attempt of this target may take. */
-		private Duration attempt;
+		private @Nullable Duration attempt;
 
 		/** Longest time a streaming attempt of this target may take to its first element. */
-		private Duration firstToken;
+		private @Nullable Duration firstToken;
 
 		/** Longest gap between two elements of this target's streams. */
-		private Duration stall;
+		private @Nullable Duration stall;
 
-		public Duration getAttempt() {
+		public @Nullable Duration getAttempt() {
 			return this.attempt;
 		}
 
-		public void setAttempt(Duration attempt) {
+		public void setAttempt(@Nullable Duration attempt) {
 			this.attempt = attempt;
 		}
 
-		public Duration getFirstToken() {
+		public @Nullable Duration getFirstToken() {
 			return this.firstToken;
 		}
 
-		public void setFirstToken(Duration firstToken) {
+		public void setFirstToken(@Nullable Duration firstToken) {
 			this.firstToken = firstToken;
 		}
 
-		public Duration getStall() {
+		public @Nullable Duration getStall() {
 			return this.stall;
 		}
 
-		public void setStall(Duration stall) {
+		public void setStall(@Nullable Duration stall) {
 			this.stall = stall;
 		}
 

@@ -3,6 +3,8 @@ package io.github.llmresilience.change;
 import java.time.Instant;
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One change of state: a breaker transition, a gated quota scope, a parked or locked
  * account, a chain edit. Every change is logged once, counted, kept in the recent-events
@@ -16,7 +18,7 @@ import java.util.Objects;
  * @param until when the subject may serve again, or {@code null} when it is usable now or
  * not known
  */
-public record StateChange(Instant at, Kind kind, String subject, String detail, Instant until) {
+public record StateChange(Instant at, Kind kind, String subject, String detail, @Nullable Instant until) {
 
 	public StateChange {
 		Objects.requireNonNull(at, "at");

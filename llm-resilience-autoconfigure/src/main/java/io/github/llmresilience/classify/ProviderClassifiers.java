@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 
 import io.github.llmresilience.classify.internal.BuiltInClassifiers;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The classifier for each provider id: the application's own classifiers first, the
@@ -60,7 +61,7 @@ public final class ProviderClassifiers {
 	}
 
 	/** Whether a provider id has a classifier. */
-	public boolean contains(String id) {
+	public boolean contains(@Nullable String id) {
 		return id != null && this.byVendor.containsKey(normalize(id));
 	}
 

@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What came back from a provider, in the one shape classifiers read: an HTTP answer, one
  * event of a stream, a timeout or a connection failure.
@@ -53,12 +55,12 @@ public final class ProviderResponse {
 
 	private final String body;
 
-	private final String event;
+	private final @Nullable String event;
 
-	private final Throwable cause;
+	private final @Nullable Throwable cause;
 
-	private ProviderResponse(Kind kind, int status, Map<String, List<String>> headers, String body, String event,
-			Throwable cause) {
+	private ProviderResponse(Kind kind, int status, Map<String, List<String>> headers, String body,
+			@Nullable String event, @Nullable Throwable cause) {
 		this.kind = kind;
 		this.status = status;
 		this.headers = headers;
@@ -76,7 +78,7 @@ public final class ProviderResponse {
 	 * {@link #MAX_BODY_BYTES} characters are kept
 	 * @return the response
 	 */
-	public static ProviderResponse of(int status, Map<String, List<String>> headers, String body) {
+	public static ProviderResponse of(int status, @Nullable Map<String, List<String>> headers, @Nullable String body) {
 		return new ProviderResponse(Kind.HTTP, status, caseInsensitive(headers), prefix(body), null, null);
 	}
 
@@ -88,7 +90,7 @@ public final class ProviderResponse {
 	 * @param body the body bytes (may be {@code null})
 	 * @return the response
 	 */
-	public static ProviderResponse of(int status, Map<String, List<String>> headers, byte[] body) {
+	public static ProviderResponse of(int status, @Nullable Map<String, List<String>> headers, byte @Nullable [] body) {
 		return of(status, headers, decode(body));
 	}
 
@@ -100,7 +102,7 @@ public final class ProviderResponse {
 	 * @param data the event's data (may be {@code null})
 	 * @return the response
 	 */
-	public static ProviderResponse streamEvent(String event, String data) {
+	public static ProviderResponse streamEvent(@Nullable String event, @Nullable String data) {
 		return new ProviderResponse(Kind.STREAM_EVENT, 200, Map.of(), (data != null) ? data : "", event, null);
 	}
 
@@ -114,7 +116,7 @@ public final class ProviderResponse {
 	 * @param cause what the client reported (may be {@code null})
 	 * @return the response
 	 */
-	public static ProviderResponse connectionFailure(Throwable cause) {
+	public static ProviderResponse connectionFailure(@Nullable Throwable cause) {
 		return new ProviderResponse(Kind.CONNECTION_FAILURE, 0, Map.of(), "", null, cause);
 	}
 
@@ -137,7 +139,7 @@ public final class ProviderResponse {
 	 * @param name the header name, in any case
 	 * @return the value, or {@code null}
 	 */
-	public String header(String name) {
+	public @Nullable String header(String name) {
 		List<String> values = this.headers.get(name);
 		return (values == null || values.isEmpty()) ? null : values.get(0);
 	}
@@ -148,12 +150,12 @@ public final class ProviderResponse {
 	}
 
 	/** A stream event's name or exception type; {@code null} otherwise. */
-	public String event() {
+	public @Nullable String event() {
 		return this.event;
 	}
 
 	/** A connection failure's cause; {@code null} otherwise. */
-	public Throwable cause() {
+	public @Nullable Throwable cause() {
 		return this.cause;
 	}
 
@@ -175,7 +177,7 @@ public final class ProviderResponse {
 		};
 	}
 
-	private static Map<String, List<String>> caseInsensitive(Map<String, List<String>> headers) {
+	private static Map<String, List<String>> caseInsensitive(@Nullable Map<String, List<String>> headers) {
 		if (headers == null || headers.isEmpty()) {
 			return Map.of();
 		}
@@ -197,14 +199,14 @@ public final class ProviderResponse {
 	 * The part of a body a classifier may read: a multi-megabyte answer must cost what a
 	 * short one does, and must not be held on to by a verdict's response.
 	 */
-	private static String prefix(String body) {
+	private static String prefix(@Nullable String body) {
 		if (body == null) {
 			return "";
 		}
 		return (body.length() > MAX_BODY_BYTES) ? body.substring(0, MAX_BODY_BYTES) : body;
 	}
 
-	private static String decode(byte[] body) {
+	private static String decode(byte @Nullable [] body) {
 		if (body == null || body.length == 0) {
 			return "";
 		}

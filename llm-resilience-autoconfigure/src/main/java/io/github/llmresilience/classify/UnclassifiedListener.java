@@ -1,5 +1,7 @@
 package io.github.llmresilience.classify;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Told each time a classifier fell back to its default (4xx as {@code REQUEST}, 5xx as
  * {@code AVAILABILITY}) because the provider's {@code (status, error type)} pair is not in
@@ -18,6 +20,6 @@ public interface UnclassifiedListener {
 	 * @param status the HTTP status, or 0 when there was none (stream event, exception)
 	 * @param errorType the provider's error type or code, or {@code null} when it gave none
 	 */
-	void unclassified(String provider, int status, String errorType);
+	void unclassified(String provider, int status, @Nullable String errorType);
 
 }

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The classification of one provider answer: its {@link Outcome}, the wait the provider
  * asked for (if any) and the provider's own error type or code (for metrics).
@@ -23,11 +25,11 @@ public final class Verdict {
 
 	private final Outcome outcome;
 
-	private final Duration waitHint;
+	private final @Nullable Duration waitHint;
 
-	private final String errorType;
+	private final @Nullable String errorType;
 
-	private Verdict(Outcome outcome, Duration waitHint, String errorType) {
+	private Verdict(Outcome outcome, @Nullable Duration waitHint, @Nullable String errorType) {
 		this.outcome = outcome;
 		this.waitHint = waitHint;
 		this.errorType = errorType;
@@ -51,7 +53,7 @@ public final class Verdict {
 	 * @param errorType the provider's error type or code, or {@code null}
 	 * @return the verdict
 	 */
-	public static Verdict of(Outcome outcome, Duration waitHint, String errorType) {
+	public static Verdict of(Outcome outcome, @Nullable Duration waitHint, @Nullable String errorType) {
 		Objects.requireNonNull(outcome, "outcome");
 		if (waitHint == null && errorType == null) {
 			return PLAIN[outcome.ordinal()];
@@ -95,7 +97,7 @@ public final class Verdict {
 	}
 
 	@Override
-	public boolean equals(Object other) {
+	public boolean equals(@Nullable Object other) {
 		if (this == other) {
 			return true;
 		}

@@ -7,6 +7,7 @@ import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 
 import io.github.llmresilience.target.Target;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one attempt of a call needs to know: where to send it, which attempt it is, how
@@ -26,7 +27,7 @@ public final class Attempt {
 
 	private final Duration timeout;
 
-	private final Duration timeLeft;
+	private final @Nullable Duration timeLeft;
 
 	private final CallId callId;
 
@@ -47,7 +48,7 @@ public final class Attempt {
 	/** When the attempt started, on the engine's monotonic time source. */
 	private long startNanos;
 
-	Attempt(String chain, Target target, int number, int targetAttempt, Duration timeout, Duration timeLeft,
+	Attempt(String chain, Target target, int number, int targetAttempt, Duration timeout, @Nullable Duration timeLeft,
 			CallId callId) {
 		this.chain = chain;
 		this.target = target;
@@ -84,7 +85,7 @@ public final class Attempt {
 	}
 
 	/** Time left before the call's deadline; {@code null} when the call has none. */
-	public Duration timeLeft() {
+	public @Nullable Duration timeLeft() {
 		return this.timeLeft;
 	}
 
@@ -143,11 +144,11 @@ public final class Attempt {
 	/** The identity of one logical call; its key is made only when asked for. */
 	static final class CallId {
 
-		private final String given;
+		private final @Nullable String given;
 
-		private String key;
+		private @Nullable String key;
 
-		CallId(String given) {
+		CallId(@Nullable String given) {
 			this.given = given;
 		}
 

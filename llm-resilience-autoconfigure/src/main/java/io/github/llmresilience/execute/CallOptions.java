@@ -3,6 +3,7 @@ package io.github.llmresilience.execute;
 import java.time.Duration;
 
 import io.github.llmresilience.timeout.internal.TimeLimits;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Options of one logical call.
@@ -12,7 +13,7 @@ import io.github.llmresilience.timeout.internal.TimeLimits;
  * {@code timeouts.call}; at most 366 days
  * @param idempotencyKey the idempotency key to use, or {@code null} to make one
  */
-public record CallOptions(Duration deadline, String idempotencyKey) {
+public record CallOptions(@Nullable Duration deadline, @Nullable String idempotencyKey) {
 
 	/** The configured deadline, a generated idempotency key. */
 	public static final CallOptions NONE = new CallOptions(null, null);
@@ -28,7 +29,7 @@ public record CallOptions(Duration deadline, String idempotencyKey) {
 		return new CallOptions(deadline, null);
 	}
 
-	public CallOptions withIdempotencyKey(String idempotencyKey) {
+	public CallOptions withIdempotencyKey(@Nullable String idempotencyKey) {
 		return new CallOptions(this.deadline, idempotencyKey);
 	}
 

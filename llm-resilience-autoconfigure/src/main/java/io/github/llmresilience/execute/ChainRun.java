@@ -11,6 +11,7 @@ import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.CallObserver.RetryResult;
 import io.github.llmresilience.execute.ChainStep.Skip;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The state of one logical call as it walks its chain: which target is next, what each
@@ -62,15 +63,15 @@ final class ChainRun {
 
 	private int attempts;
 
-	private List<ChainStep> steps;
+	private @Nullable List<ChainStep> steps;
 
-	private Verdict[] lastVerdicts;
+	private @Nullable Verdict @Nullable [] lastVerdicts;
 
-	private Throwable lastError;
+	private @Nullable Throwable lastError;
 
 	private long delayNanos;
 
-	private Throwable stopError;
+	private @Nullable Throwable stopError;
 
 	ChainRun(CallContext context, String chain, TargetRuntime[] targets, CallOptions options) {
 		this(context, chain, targets, options, false);
@@ -105,7 +106,7 @@ final class ChainRun {
 	 * scope or breaker refuse are skipped without a request.
 	 * @return the target, or {@code null} when the chain is exhausted
 	 */
-	TargetRuntime nextTarget() {
+	@Nullable TargetRuntime nextTarget() {
 		while (++this.index < this.targets.length) {
 			TargetRuntime target = this.targets[this.index];
 			ChainStep skip = target.admit();
@@ -125,7 +126,7 @@ final class ChainRun {
 	 * @return the target to attempt next (the same one, or the next usable one when the
 	 * breaker refused the retry), or {@code null} when the chain is exhausted
 	 */
-	TargetRuntime afterBackoff(TargetRuntime target) {
+	@Nullable TargetRuntime afterBackoff(TargetRuntime target) {
 		this.context.observer().onBackoff(this.chain, target.target(), this.delayNanos);
 		ChainStep skip = target.acquire();
 		if (skip == null) {
@@ -140,7 +141,7 @@ final class ChainRun {
 	 * @return the attempt, or {@code null} when the deadline has passed (the permit is
 	 * given back)
 	 */
-	Attempt begin(TargetRuntime target) {
+	@Nullable Attempt begin(TargetRuntime target) {
 		Duration timeout = target.timeout(this.streaming).current();
 		long left = this.deadlineNanos - this.context.now();
 		if (left <= 0) {
@@ -363,7 +364,7 @@ final class ChainRun {
 	 * @return the verdict, or {@code null} when the error is not the provider's answer
 	 * (the caller's own exception, under {@link UnknownExceptions#CALLER})
 	 */
-	private Verdict classify(TargetRuntime target, Throwable error) {
+	private @Nullable Verdict classify(TargetRuntime target, Throwable error) {
 		ProviderResponse response = this.context.extractors().extract(error);
 		if (response == null) {
 			String simpleName = error.getClass().getSimpleName();
@@ -376,7 +377,7 @@ final class ChainRun {
 	}
 
 	/** The chain is exhausted: say why and when to come back. */
-	LlmUnavailableException unavailable(String reason) {
+	LlmUnavailableException unavailable(@Nullable String reason) {
 		List<ChainStep> all = (this.steps != null) ? this.steps : List.of();
 		boolean allThrottled = !all.isEmpty();
 		for (ChainStep step : all) {
@@ -399,7 +400,7 @@ final class ChainRun {
 		return exception;
 	}
 
-	private void skip(TargetRuntime target, Skip why, Instant until) {
+	private void skip(TargetRuntime target, Skip why, @Nullable Instant until) {
 		step(new ChainStep(target.name(), 0, null, why, Duration.ZERO, until));
 	}
 
@@ -410,7 +411,7 @@ final class ChainRun {
 		this.steps.add(step);
 	}
 
-	private Verdict[] verdicts() {
+	private @Nullable Verdict[] verdicts() {
 		if (this.lastVerdicts == null) {
 			this.lastVerdicts = new Verdict[this.targets.length];
 		}

@@ -5,6 +5,7 @@ import java.time.Instant;
 
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.Verdict;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What happened at one target during a call: an attempt and its verdict, or a skip and
@@ -17,8 +18,8 @@ import io.github.llmresilience.classify.Verdict;
  * @param elapsed how long the attempt took (zero for a skip)
  * @param availableAt for a skip, when the target may serve again
  */
-public record ChainStep(String target, int attempt, Verdict verdict, Skip skipped, Duration elapsed,
-		Instant availableAt) {
+public record ChainStep(String target, int attempt, @Nullable Verdict verdict, @Nullable Skip skipped, Duration elapsed,
+		@Nullable Instant availableAt) {
 
 	/** Why a target was skipped. */
 	public enum Skip {

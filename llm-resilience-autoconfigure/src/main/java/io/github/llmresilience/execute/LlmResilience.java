@@ -40,6 +40,7 @@ import io.github.llmresilience.throttle.internal.ThrottleGate;
 import io.github.llmresilience.throttle.ThrottleSettings;
 import io.github.llmresilience.timeout.internal.CoalescingTimer;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -135,7 +136,7 @@ public final class LlmResilience {
 		return next(run, run.nextTarget(), call);
 	}
 
-	private <T> Mono<T> next(ChainRun run, TargetRuntime target, TargetCall<T> call) {
+	private <T> Mono<T> next(ChainRun run, @Nullable TargetRuntime target, TargetCall<T> call) {
 		return (target != null) ? attempt(run, target, call) : Mono.error(run.unavailable(null));
 	}
 
@@ -190,7 +191,7 @@ public final class LlmResilience {
 		return nextStream(run, run.nextTarget(), call);
 	}
 
-	private <T> Flux<T> nextStream(ChainRun run, TargetRuntime target, StreamingTargetCall<T> call) {
+	private <T> Flux<T> nextStream(ChainRun run, @Nullable TargetRuntime target, StreamingTargetCall<T> call) {
 		return (target != null) ? streamAttempt(run, target, call) : Flux.error(run.unavailable(null));
 	}
 

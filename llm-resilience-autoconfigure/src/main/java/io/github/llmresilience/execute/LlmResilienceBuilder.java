@@ -22,6 +22,7 @@ import io.github.llmresilience.throttle.AccountSettings;
 import io.github.llmresilience.throttle.ThrottleSettings;
 import io.github.llmresilience.timeout.internal.CoalescingTimer;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Scheduler;
 
 /**
@@ -61,7 +62,7 @@ public final class LlmResilienceBuilder {
 
 	TimeoutSettings timeouts = TimeoutSettings.defaults();
 
-	ProviderClassifiers classifiers;
+	@Nullable ProviderClassifiers classifiers;
 
 	ErrorExtractors extractors = ErrorExtractors.standard();
 
@@ -77,7 +78,7 @@ public final class LlmResilienceBuilder {
 
 	CircuitBreakerRegistry circuitBreakers = CircuitBreakerRegistry.ofDefaults();
 
-	StateChanges events;
+	@Nullable StateChanges events;
 
 	LlmResilienceBuilder() {
 	}
@@ -148,7 +149,7 @@ public final class LlmResilienceBuilder {
 	}
 
 	/** The classifiers; by default the built-in ones with this builder's clock. */
-	public LlmResilienceBuilder classifiers(ProviderClassifiers classifiers) {
+	public LlmResilienceBuilder classifiers(@Nullable ProviderClassifiers classifiers) {
 		this.classifiers = classifiers;
 		return this;
 	}
@@ -184,7 +185,7 @@ public final class LlmResilienceBuilder {
 	}
 
 	/** Where state changes go; by default a new {@link StateChanges} on this builder's clock. */
-	public LlmResilienceBuilder events(StateChanges events) {
+	public LlmResilienceBuilder events(@Nullable StateChanges events) {
 		this.events = events;
 		return this;
 	}

@@ -4,6 +4,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.stream.Collectors;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * No target of the chain could serve the call. Carries every step, whether every target
  * was only rate limited, and the earliest moment a target may serve again: a web layer
@@ -21,12 +23,12 @@ public class LlmUnavailableException extends RuntimeException {
 
 	private final Instant retryAfter;
 
-	private final String reason;
+	private final @Nullable String reason;
 
-	private transient volatile String message;
+	private transient volatile @Nullable String message;
 
 	public LlmUnavailableException(String chain, List<ChainStep> steps, boolean allThrottled, Instant retryAfter,
-			String reason, Throwable cause) {
+			@Nullable String reason, @Nullable Throwable cause) {
 		// The message is built when first asked for: failing fast is the breaker's whole
 		// point, and most callers read retryAfter(), not the text.
 		super(null, cause, true, false);
@@ -66,7 +68,7 @@ public class LlmUnavailableException extends RuntimeException {
 		return this.retryAfter;
 	}
 
-	private static String message(String chain, List<ChainStep> steps, Instant retryAfter, String reason) {
+	private static String message(String chain, List<ChainStep> steps, Instant retryAfter, @Nullable String reason) {
 		return "No target of chain '" + chain + "' could serve the call" + ((reason != null) ? " (" + reason + ")" : "")
 				+ ": " + steps.stream().map(ChainStep::toString).collect(Collectors.joining("; "))
 				+ "; retry after " + retryAfter;

@@ -27,6 +27,7 @@ import io.github.llmresilience.target.internal.TargetRegistry;
 import io.github.llmresilience.throttle.internal.Accounts;
 import io.github.llmresilience.throttle.internal.ThrottleGate;
 import io.github.llmresilience.timeout.internal.MeasuredTimeout;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every target's guard, built once from the builder's settings, and the chains resolved
@@ -124,7 +125,7 @@ final class TargetRuntimes implements Operator {
 		return key.toString();
 	}
 
-	private static Duration orDefault(Duration value, Duration fallback) {
+	private static Duration orDefault(@Nullable Duration value, Duration fallback) {
 		return (value != null) ? value : fallback;
 	}
 

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.anthropic.errors.AnthropicServiceException;
 
 import io.github.llmresilience.classify.ProviderResponse;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the Anthropic Java SDK's {@link AnthropicServiceException}: status, headers and
@@ -19,7 +20,7 @@ import io.github.llmresilience.classify.ProviderResponse;
 public final class AnthropicSdkErrorExtractor implements ErrorExtractor {
 
 	@Override
-	public ProviderResponse extract(Throwable error) {
+	public @Nullable ProviderResponse extract(Throwable error) {
 		if (error instanceof AnthropicServiceException service) {
 			return ProviderResponse.of(service.statusCode(), headers(service.headers()), body(service.body()));
 		}

@@ -1,6 +1,7 @@
 package io.github.llmresilience.extract;
 
 import io.github.llmresilience.classify.ProviderResponse;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns an exception of some client (WebClient, RestClient, a provider SDK) into the
@@ -15,6 +16,6 @@ public interface ErrorExtractor {
 	 * @return what the provider answered, or {@code null} when this extractor does not
 	 * know the exception
 	 */
-	ProviderResponse extract(Throwable error);
+	@Nullable ProviderResponse extract(Throwable error);
 
 }

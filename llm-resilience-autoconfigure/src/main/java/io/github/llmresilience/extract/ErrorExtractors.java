@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.concurrent.TimeoutException;
 
 import io.github.llmresilience.classify.ProviderResponse;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The extractors in order, asked about an exception and then each of its causes; the
@@ -50,7 +51,7 @@ public final class ErrorExtractors {
 	 * @return the response, or {@code null} when no extractor knows the exception or any
 	 * of its causes
 	 */
-	public ProviderResponse extract(Throwable error) {
+	public @Nullable ProviderResponse extract(Throwable error) {
 		Map<Throwable, Boolean> seen = new IdentityHashMap<>();
 		Throwable current = error;
 		for (int depth = 0; current != null && depth < MAX_CAUSES && seen.put(current, Boolean.TRUE) == null; depth++) {
@@ -76,7 +77,7 @@ public final class ErrorExtractors {
 	}
 
 	/** JDK and Reactor Netty transport failures, known by type or by class name. */
-	static ProviderResponse transport(Throwable error) {
+	static @Nullable ProviderResponse transport(Throwable error) {
 		if (error instanceof ProviderAnswerException answer) {
 			return answer.response();
 		}

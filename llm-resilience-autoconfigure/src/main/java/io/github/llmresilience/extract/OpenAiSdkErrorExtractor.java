@@ -12,6 +12,7 @@ import com.openai.core.http.Headers;
 import com.openai.errors.OpenAIServiceException;
 
 import io.github.llmresilience.classify.ProviderResponse;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the OpenAI Java SDK's {@link OpenAIServiceException}: status, headers and body.
@@ -21,7 +22,7 @@ import io.github.llmresilience.classify.ProviderResponse;
 public final class OpenAiSdkErrorExtractor implements ErrorExtractor {
 
 	@Override
-	public ProviderResponse extract(Throwable error) {
+	public @Nullable ProviderResponse extract(Throwable error) {
 		if (error instanceof OpenAIServiceException service) {
 			return ProviderResponse.of(service.statusCode(), headers(service.headers()), body(service.body()));
 		}

@@ -3,6 +3,7 @@ package io.github.llmresilience.extract;
 import java.util.Map;
 
 import io.github.llmresilience.classify.ProviderResponse;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads Spring AI's {@code TransientAiException} and {@code NonTransientAiException},
@@ -15,7 +16,7 @@ public final class SpringAiErrorExtractor implements ErrorExtractor {
 	private static final String PACKAGE = "org.springframework.ai.retry.";
 
 	@Override
-	public ProviderResponse extract(Throwable error) {
+	public @Nullable ProviderResponse extract(Throwable error) {
 		String name = error.getClass().getName();
 		if (!name.equals(PACKAGE + "TransientAiException") && !name.equals(PACKAGE + "NonTransientAiException")) {
 			return null;

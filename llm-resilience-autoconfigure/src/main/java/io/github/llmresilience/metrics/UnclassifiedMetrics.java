@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.llmresilience.classify.UnclassifiedListener;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Counts classifications that fell back to the default
@@ -54,7 +55,7 @@ public class UnclassifiedMetrics implements UnclassifiedListener {
 	}
 
 	@Override
-	public void unclassified(String provider, int status, String errorType) {
+	public void unclassified(String provider, int status, @Nullable String errorType) {
 		Series series = new Series(String.valueOf(provider), status, type(errorType));
 		Counter counter = this.counters.get(series);
 		if (counter == null) {
@@ -76,7 +77,7 @@ public class UnclassifiedMetrics implements UnclassifiedListener {
 	}
 
 	/** At most 64 plain characters; {@code none} when there is nothing (an anonymous class). */
-	private static String type(String errorType) {
+	private static String type(@Nullable String errorType) {
 		if (errorType == null) {
 			return "none";
 		}

@@ -2,6 +2,8 @@ package io.github.llmresilience.target;
 
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A credential that never shows itself: {@link #toString()} hides it, so it cannot leak
  * into a log line, a health detail or an exception message by accident.
@@ -18,7 +20,7 @@ public final class Secret {
 	 * @param value the credential, or {@code null}
 	 * @return the secret, or {@code null} when the value is {@code null} or blank
 	 */
-	public static Secret of(String value) {
+	public static @Nullable Secret of(@Nullable String value) {
 		return (value == null || value.isBlank()) ? null : new Secret(value);
 	}
 
@@ -28,7 +30,7 @@ public final class Secret {
 	}
 
 	@Override
-	public boolean equals(Object other) {
+	public boolean equals(@Nullable Object other) {
 		return other instanceof Secret that && Objects.equals(this.value, that.value);
 	}
 

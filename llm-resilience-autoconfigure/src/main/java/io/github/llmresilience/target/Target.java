@@ -3,6 +3,8 @@ package io.github.llmresilience.target;
 import java.net.URI;
 import java.util.Objects;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One place a request can be served from.
  *
@@ -14,8 +16,8 @@ import java.util.Objects;
  * @param baseUrl the API's base URL, or {@code null}
  * @param apiKey the credential, or {@code null}; its {@code toString()} hides it
  */
-public record Target(String name, String provider, String account, String model, String region, URI baseUrl,
-		Secret apiKey) {
+public record Target(String name, String provider, String account, String model, String region, @Nullable URI baseUrl,
+		@Nullable Secret apiKey) {
 
 	public Target {
 		Objects.requireNonNull(name, "name");

@@ -2,6 +2,8 @@ package io.github.llmresilience.web;
 
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatusCode;
 
@@ -25,7 +27,7 @@ final class JsonAnswers {
 	 * Whether the first content type is JSON. Parsed by hand rather than with
 	 * {@code MediaType}, which throws on the malformed values some proxies send.
 	 */
-	static boolean isJson(List<String> contentTypes) {
+	static boolean isJson(@Nullable List<String> contentTypes) {
 		if (contentTypes == null || contentTypes.isEmpty() || contentTypes.get(0) == null) {
 			return false;
 		}

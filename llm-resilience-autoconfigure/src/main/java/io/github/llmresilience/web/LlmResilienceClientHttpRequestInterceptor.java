@@ -12,6 +12,7 @@ import io.github.llmresilience.execute.CallOptions;
 import io.github.llmresilience.execute.LlmRejectedException;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.extract.ProviderAnswerException;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpRequest;
@@ -139,7 +140,7 @@ public final class LlmResilienceClientHttpRequestInterceptor implements ClientHt
 	/** The one open answer of a call that the engine may still hand back. */
 	private static final class Pending {
 
-		private ClientHttpResponse response;
+		private @Nullable ClientHttpResponse response;
 
 		void keep(ClientHttpResponse response) {
 			this.response = response;
@@ -168,7 +169,7 @@ public final class LlmResilienceClientHttpRequestInterceptor implements ClientHt
 
 		private final byte[] prefix;
 
-		private InputStream body;
+		private @Nullable InputStream body;
 
 		PrefixedResponse(ClientHttpResponse response, byte[] prefix) {
 			this.response = response;

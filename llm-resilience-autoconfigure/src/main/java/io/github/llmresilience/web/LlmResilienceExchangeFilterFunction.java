@@ -8,6 +8,7 @@ import io.github.llmresilience.execute.CallOptions;
 import io.github.llmresilience.execute.LlmRejectedException;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.extract.ProviderAnswerException;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 import org.springframework.core.io.buffer.DataBuffer;
@@ -69,7 +70,7 @@ public final class LlmResilienceExchangeFilterFunction implements ExchangeFilter
 		return Mono.defer(() -> {
 			// A 2xx answer classified as a failure, kept until the engine decides: handed
 			// back when it rejects the call, discarded when it retries or gives up.
-			AtomicReference<PrefixedAnswer> pending = new AtomicReference<>();
+			AtomicReference<@Nullable PrefixedAnswer> pending = new AtomicReference<>();
 			return this.resilience.executeOnTarget(this.target, CallOptions.NONE, (attempt) -> Mono.defer(() -> {
 				discard(pending.getAndSet(null));
 				return next.exchange(request).flatMap((response) -> classified(response, pending));
@@ -79,7 +80,8 @@ public final class LlmResilienceExchangeFilterFunction implements ExchangeFilter
 		});
 	}
 
-	private Mono<ClientResponse> classified(ClientResponse response, AtomicReference<PrefixedAnswer> pending) {
+	private Mono<ClientResponse> classified(ClientResponse response,
+			AtomicReference<@Nullable PrefixedAnswer> pending) {
 		if (response.statusCode().isError()) {
 			return response.createException().flatMap(Mono::error);
 		}
@@ -103,7 +105,7 @@ public final class LlmResilienceExchangeFilterFunction implements ExchangeFilter
 	}
 
 	private static Mono<ClientResponse> handBack(LlmRejectedException rejected,
-			AtomicReference<PrefixedAnswer> pending) {
+			AtomicReference<@Nullable PrefixedAnswer> pending) {
 		if (rejected.getCause() instanceof PrefixedAnswer answer && pending.compareAndSet(answer, null)) {
 			return Mono.just(answer.response);
 		}
@@ -113,7 +115,7 @@ public final class LlmResilienceExchangeFilterFunction implements ExchangeFilter
 		return Mono.error(rejected);
 	}
 
-	private static void discard(PrefixedAnswer answer) {
+	private static void discard(@Nullable PrefixedAnswer answer) {
 		if (answer != null) {
 			answer.prefix.discard();
 		}

@@ -2,6 +2,7 @@ package io.github.llmresilience.web;
 
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.extract.ErrorExtractor;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.web.client.RestClientResponseException;
 
@@ -13,7 +14,7 @@ import org.springframework.web.client.RestClientResponseException;
 public final class RestClientErrorExtractor implements ErrorExtractor {
 
 	@Override
-	public ProviderResponse extract(Throwable error) {
+	public @Nullable ProviderResponse extract(Throwable error) {
 		if (error instanceof RestClientResponseException response) {
 			return ProviderResponse.of(response.getStatusCode().value(), headers(response),
 					response.getResponseBodyAsByteArray());

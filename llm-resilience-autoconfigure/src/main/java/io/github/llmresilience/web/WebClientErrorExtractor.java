@@ -6,6 +6,7 @@ import java.util.Map;
 
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.extract.ErrorExtractor;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
@@ -17,7 +18,7 @@ import org.springframework.web.reactive.function.client.WebClientResponseExcepti
 public final class WebClientErrorExtractor implements ErrorExtractor {
 
 	@Override
-	public ProviderResponse extract(Throwable error) {
+	public @Nullable ProviderResponse extract(Throwable error) {
 		if (error instanceof WebClientResponseException response) {
 			if (response.getStatusCode().is2xxSuccessful()) {
 				// WebClient wraps a failure while reading a 200's body (a stream whose
@@ -31,7 +32,7 @@ public final class WebClientErrorExtractor implements ErrorExtractor {
 		return null;
 	}
 
-	static Map<String, List<String>> headers(HttpHeaders headers) {
+	static Map<String, List<String>> headers(@Nullable HttpHeaders headers) {
 		Map<String, List<String>> map = new LinkedHashMap<>();
 		if (headers != null) {
 			headers.forEach(map::put);

@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.classify.Verdict;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The breaker of one failure domain: a Resilience4j {@link CircuitBreaker} plus what it
@@ -160,7 +161,7 @@ public final class Breaker {
 	 * {@linkplain #isUsable() usable}.
 	 * @param now the caller's reading of the clock, so that a closed breaker adds no later one
 	 */
-	public Instant availableAt(Instant now) {
+	public @Nullable Instant availableAt(Instant now) {
 		return switch (this.circuitBreaker.getState()) {
 			case OPEN -> {
 				Instant openUntil = Instant.ofEpochMilli(this.openUntilMillis);

@@ -5,6 +5,7 @@ import java.util.List;
 
 import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.change.StateChangeListener;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The last state changes, newest first, for the actuator endpoint: an operator woken at
@@ -16,7 +17,7 @@ public final class RecentStateChanges implements StateChangeListener {
 	/** How many changes are kept by default. */
 	public static final int DEFAULT_CAPACITY = 200;
 
-	private final StateChange[] ring;
+	private final @Nullable StateChange[] ring;
 
 	private int next;
 

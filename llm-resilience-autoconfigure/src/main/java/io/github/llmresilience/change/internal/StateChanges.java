@@ -7,6 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.change.StateChangeListener;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +38,7 @@ public final class StateChanges {
 		return this.clock;
 	}
 
-	public void publish(StateChange.Kind kind, String subject, String detail, Instant until) {
+	public void publish(StateChange.Kind kind, String subject, String detail, @Nullable Instant until) {
 		publish(new StateChange(this.clock.instant(), kind, subject, detail, until));
 	}
 

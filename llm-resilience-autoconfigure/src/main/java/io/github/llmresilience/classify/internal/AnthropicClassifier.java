@@ -5,6 +5,7 @@ import java.util.Map;
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Anthropic's Messages API: {@code {"type": "error", "error": {"type", "message",
@@ -37,13 +38,13 @@ final class AnthropicClassifier extends BuiltInClassifier {
 	}
 
 	@Override
-	protected Finding error(int status, ProviderResponse response, Object json) {
+	protected Finding error(int status, ProviderResponse response, @Nullable Object json) {
 		Object root = JsonBody.unwrapArray(json);
 		return read(status, JsonBody.member(root, "error"));
 	}
 
 	@Override
-	protected Finding successBody(Object json, String body) {
+	protected @Nullable Finding successBody(@Nullable Object json, String body) {
 		Object root = JsonBody.unwrapArray(json);
 		if ("refusal".equals(JsonBody.text(root, "stop_reason"))) {
 			return refusal("refusal");
@@ -55,7 +56,7 @@ final class AnthropicClassifier extends BuiltInClassifier {
 	}
 
 	@Override
-	protected Finding streamEvent(String event, Object json, String data) {
+	protected @Nullable Finding streamEvent(@Nullable String event, @Nullable Object json, String data) {
 		if ("error".equals(event) || "error".equals(JsonBody.text(json, "type"))) {
 			return read(200, JsonBody.member(json, "error"));
 		}
@@ -67,7 +68,7 @@ final class AnthropicClassifier extends BuiltInClassifier {
 	}
 
 	/** Also used by Vertex AI and Bedrock, which serve Claude with this body shape. */
-	Finding read(int status, Object error) {
+	Finding read(int status, @Nullable Object error) {
 		String type = JsonBody.text(error, "type");
 		String detail = JsonBody.text(error, "details", "error_code");
 		String message = JsonBody.text(error, "message");

@@ -7,6 +7,7 @@ import java.util.Set;
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Amazon Bedrock Runtime: the error type is the {@code x-amzn-ErrorType} header (cut at
@@ -54,7 +55,7 @@ final class BedrockClassifier extends BuiltInClassifier {
 	}
 
 	@Override
-	protected Finding error(int status, ProviderResponse response, Object json) {
+	protected Finding error(int status, ProviderResponse response, @Nullable Object json) {
 		Object root = JsonBody.unwrapArray(json);
 		String type = errorType(response.header("x-amzn-errortype"));
 		if (type == null) {
@@ -68,7 +69,7 @@ final class BedrockClassifier extends BuiltInClassifier {
 	}
 
 	@Override
-	protected Finding successBody(Object json, String body) {
+	protected @Nullable Finding successBody(@Nullable Object json, String body) {
 		Object root = JsonBody.unwrapArray(json);
 		if (refused(root)) {
 			return refusal(firstText(JsonBody.text(root, "stopReason"), "guardrail_intervened"));
@@ -80,7 +81,7 @@ final class BedrockClassifier extends BuiltInClassifier {
 	}
 
 	@Override
-	protected Finding streamEvent(String event, Object json, String data) {
+	protected @Nullable Finding streamEvent(@Nullable String event, @Nullable Object json, String data) {
 		String type = errorType(event);
 		Outcome fromTable = lookup(type);
 		if (fromTable != null || (type != null && type.toLowerCase(Locale.ROOT).endsWith("exception"))) {
@@ -93,18 +94,18 @@ final class BedrockClassifier extends BuiltInClassifier {
 		return null;
 	}
 
-	private static boolean refused(Object root) {
+	private static boolean refused(@Nullable Object root) {
 		String stop = JsonBody.text(root, "stopReason");
 		return (stop != null && REFUSAL_STOP.contains(stop))
 				|| "INTERVENED".equals(JsonBody.text(root, "amazon-bedrock-guardrailAction"));
 	}
 
-	private static Outcome lookup(String type) {
+	private static @Nullable Outcome lookup(@Nullable String type) {
 		return (type != null) ? TABLE.get(type.toLowerCase(Locale.ROOT)) : null;
 	}
 
 	/** "ThrottlingException:http://internal.amazon.com/..." and "com.amazon.coral#ThrottlingException". */
-	private static String errorType(String raw) {
+	private static @Nullable String errorType(@Nullable String raw) {
 		if (raw == null || raw.isBlank()) {
 			return null;
 		}

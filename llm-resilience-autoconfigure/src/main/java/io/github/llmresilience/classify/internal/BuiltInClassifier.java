@@ -9,6 +9,7 @@ import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The frame every built-in classifier shares: dispatch by kind of answer, scan event
@@ -90,7 +91,7 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 		return verdict(response, (finding != null) ? finding : byStatus(status, null));
 	}
 
-	private Finding streamEvent(String event, String data) {
+	private @Nullable Finding streamEvent(@Nullable String event, @Nullable String data) {
 		if (data == null || data.isEmpty() || "[DONE]".equals(data.trim())) {
 			return ("error".equals(event)) ? embeddedError(null, null, null, null) : null;
 		}
@@ -106,19 +107,19 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 	 * Read a 2xx body that contains a marker: a refusal, or an error inside a 200.
 	 * @return the finding, or {@code null} for a success
 	 */
-	protected abstract Finding successBody(Object json, String body);
+	protected abstract @Nullable Finding successBody(@Nullable Object json, String body);
 
 	/**
 	 * Read one stream event: an error event or a refusal stop.
 	 * @return the finding, or {@code null} for an ordinary event
 	 */
-	protected abstract Finding streamEvent(String event, Object json, String data);
+	protected abstract @Nullable Finding streamEvent(@Nullable String event, @Nullable Object json, String data);
 
 	/**
 	 * Read a non-2xx answer.
 	 * @return the finding, or {@code null} to apply the status rules alone
 	 */
-	protected abstract Finding error(int status, ProviderResponse response, Object json);
+	protected abstract @Nullable Finding error(int status, ProviderResponse response, @Nullable Object json);
 
 	// Shared rules -----------------------------------------------------------------------
 
@@ -130,7 +131,8 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 	 * @param errorType the provider's error type or code, or {@code null}
 	 * @param message the provider's message, used for the text rules and hints
 	 */
-	protected final Finding decide(int status, Outcome fromTable, String errorType, String message) {
+	protected final Finding decide(int status, @Nullable Outcome fromTable, @Nullable String errorType,
+			@Nullable String message) {
 		boolean known = fromTable != null || errorType == null;
 		Outcome outcome;
 		if (status >= 500 || status == 408) {
@@ -169,7 +171,7 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 	}
 
 	/** The status rules alone, for a type the provider's table does not know. */
-	protected static Finding byStatus(int status, String errorType) {
+	protected static Finding byStatus(int status, @Nullable String errorType) {
 		Outcome outcome;
 		boolean knownStatus = true;
 		switch (status) {
@@ -199,7 +201,7 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 	 * A rate limit that can never clear soon (a daily or monthly cap, a limit of zero) is
 	 * a quota; a request larger than the limit itself can never succeed at all.
 	 */
-	protected static Outcome refineThrottle(String message) {
+	protected static Outcome refineThrottle(@Nullable String message) {
 		if (message == null) {
 			return Outcome.THROTTLED;
 		}
@@ -254,18 +256,19 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 	/**
 	 * An error object met inside a 200 answer or a stream, read with the table alone.
 	 */
-	protected final Finding embeddedError(Outcome fromTable, String errorType, String message, Duration bodyHint) {
+	protected final Finding embeddedError(@Nullable Outcome fromTable, @Nullable String errorType,
+			@Nullable String message, @Nullable Duration bodyHint) {
 		Finding finding = decide(200, fromTable, errorType, message);
 		return (bodyHint != null) ? finding.withBodyHint(bodyHint) : finding;
 	}
 
-	protected static Finding refusal(String errorType) {
+	protected static Finding refusal(@Nullable String errorType) {
 		return new Finding(Outcome.CONTENT_FILTER, errorType, true, null, null);
 	}
 
 	// Assembling the verdict -----------------------------------------------------------
 
-	private Verdict verdict(ProviderResponse response, Finding finding) {
+	private Verdict verdict(ProviderResponse response, @Nullable Finding finding) {
 		if (finding == null) {
 			return Verdict.success();
 		}
@@ -302,15 +305,15 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 		return Verdict.of(outcome, hint, errorType);
 	}
 
-	private boolean beyondQuotaThreshold(Duration hint) {
+	private boolean beyondQuotaThreshold(@Nullable Duration hint) {
 		return hint != null && hint.compareTo(this.settings.quotaThreshold()) > 0;
 	}
 
-	private Duration textHint(Finding finding) {
+	private @Nullable Duration textHint(Finding finding) {
 		return (finding.hintText() != null) ? WaitHints.fromText(finding.hintText(), this.settings.clock()) : null;
 	}
 
-	private void report(int status, String errorType) {
+	private void report(int status, @Nullable String errorType) {
 		try {
 			this.settings.listener().unclassified(this.provider, status, errorType);
 		}
@@ -320,7 +323,7 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 	}
 
 	/** Error types become metric tags: keep them short and plain. */
-	static String sanitize(String errorType) {
+	static @Nullable String sanitize(@Nullable String errorType) {
 		if (errorType == null) {
 			return null;
 		}
@@ -338,7 +341,7 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 
 	// Small readers shared by the providers ----------------------------------------------
 
-	protected static boolean contains(String text, String part) {
+	protected static boolean contains(@Nullable String text, String part) {
 		return text != null && text.toLowerCase(Locale.ROOT).contains(part);
 	}
 
@@ -381,7 +384,7 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 	}
 
 	/** The first non-blank of the candidates. */
-	protected static String firstText(String... candidates) {
+	protected static @Nullable String firstText(@Nullable String... candidates) {
 		for (String candidate : candidates) {
 			if (candidate != null && !candidate.isBlank()) {
 				return candidate;
@@ -391,7 +394,7 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 	}
 
 	/** Whether every element has the field set to one of the values (and there is one). */
-	protected static boolean allMatch(List<Object> elements, String field, java.util.Set<String> values) {
+	protected static boolean allMatch(List<@Nullable Object> elements, String field, java.util.Set<String> values) {
 		if (elements.isEmpty()) {
 			return false;
 		}
@@ -415,13 +418,14 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 	 * @param hintText the text to search for a wait hint when no header or field gives
 	 * one, or {@code null} to not search
 	 */
-	protected record Finding(Outcome outcome, String errorType, boolean known, Duration bodyHint, String hintText) {
+	protected record Finding(Outcome outcome, @Nullable String errorType, boolean known, @Nullable Duration bodyHint,
+			@Nullable String hintText) {
 
 		Finding withBodyHint(Duration hint) {
 			return new Finding(this.outcome, this.errorType, this.known, hint, this.hintText);
 		}
 
-		Finding withMessage(String message) {
+		Finding withMessage(@Nullable String message) {
 			return new Finding(this.outcome, this.errorType, this.known, this.bodyHint, message);
 		}
 

@@ -5,6 +5,7 @@ import java.util.Set;
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Cohere: bodies carry only {@code {"message"}}, so the status decides and the message
@@ -27,7 +28,7 @@ final class CohereClassifier extends BuiltInClassifier {
 	}
 
 	@Override
-	protected Finding error(int status, ProviderResponse response, Object json) {
+	protected Finding error(int status, ProviderResponse response, @Nullable Object json) {
 		Object root = JsonBody.unwrapArray(json);
 		String message = JsonBody.text(root, "message");
 		if (status == 498) {
@@ -41,17 +42,17 @@ final class CohereClassifier extends BuiltInClassifier {
 	}
 
 	@Override
-	protected Finding successBody(Object json, String body) {
+	protected @Nullable Finding successBody(@Nullable Object json, String body) {
 		return refused(JsonBody.unwrapArray(json)) ? refusal("ERROR_TOXIC") : null;
 	}
 
 	@Override
-	protected Finding streamEvent(String event, Object json, String data) {
+	protected @Nullable Finding streamEvent(@Nullable String event, @Nullable Object json, String data) {
 		return (refused(json) || refused(JsonBody.member(json, "delta"))
 				|| refused(JsonBody.member(json, "response"))) ? refusal("ERROR_TOXIC") : null;
 	}
 
-	private static boolean refused(Object root) {
+	private static boolean refused(@Nullable Object root) {
 		String finish = JsonBody.text(root, "finish_reason");
 		return finish != null && REFUSAL_FINISH.contains(finish);
 	}

@@ -9,6 +9,7 @@ import java.util.Set;
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Google's Gemini API and Vertex AI: {@code {"error": {"code", "message", "status",
@@ -60,7 +61,7 @@ final class GoogleClassifier extends BuiltInClassifier {
 	}
 
 	@Override
-	protected Finding error(int status, ProviderResponse response, Object json) {
+	protected Finding error(int status, ProviderResponse response, @Nullable Object json) {
 		Object root = JsonBody.unwrapArray(json);
 		if (isClaudeShape(root)) {
 			return this.claude.read(status, JsonBody.member(root, "error"));
@@ -69,9 +70,9 @@ final class GoogleClassifier extends BuiltInClassifier {
 	}
 
 	@Override
-	protected Finding successBody(Object json, String body) {
+	protected @Nullable Finding successBody(@Nullable Object json, String body) {
 		// streamGenerateContent without SSE answers a JSON array of chunks.
-		List<Object> chunks = (json instanceof List<?> list) ? asObjects(list) : List.of(json);
+		List<@Nullable Object> chunks = (json instanceof List<?> list) ? asObjects(list) : List.of(json);
 		for (Object chunk : chunks) {
 			Finding finding = chunk(chunk);
 			if (finding != null) {
@@ -82,7 +83,7 @@ final class GoogleClassifier extends BuiltInClassifier {
 	}
 
 	@Override
-	protected Finding streamEvent(String event, Object json, String data) {
+	protected @Nullable Finding streamEvent(@Nullable String event, @Nullable Object json, String data) {
 		Object root = JsonBody.unwrapArray(json);
 		if (isClaudeShape(root) || "error".equals(event)) {
 			return this.claude.read(200, JsonBody.member(root, "error"));
@@ -90,7 +91,7 @@ final class GoogleClassifier extends BuiltInClassifier {
 		return chunk(root);
 	}
 
-	private Finding chunk(Object chunk) {
+	private @Nullable Finding chunk(@Nullable Object chunk) {
 		if (JsonBody.member(chunk, "error") instanceof Map<?, ?> error) {
 			return read(200, error);
 		}
@@ -101,14 +102,14 @@ final class GoogleClassifier extends BuiltInClassifier {
 		if (blockReason != null && !blockReason.isEmpty() && !"BLOCKED_REASON_UNSPECIFIED".equals(blockReason)) {
 			return refusal(blockReason);
 		}
-		List<Object> candidates = JsonBody.array(chunk, "candidates");
+		List<@Nullable Object> candidates = JsonBody.array(chunk, "candidates");
 		if (allMatch(candidates, "finishReason", REFUSAL_FINISH)) {
 			return refusal(JsonBody.text(candidates.get(0), "finishReason"));
 		}
 		return null;
 	}
 
-	private Finding read(int status, Object error) {
+	private Finding read(int status, @Nullable Object error) {
 		String canonical = JsonBody.text(error, "status");
 		String message = JsonBody.text(error, "message");
 		String reason = null;
@@ -161,7 +162,7 @@ final class GoogleClassifier extends BuiltInClassifier {
 	}
 
 	/** What a RESOURCE_EXHAUSTED means: per-minute limit, daily cap, or (Vertex) no capacity. */
-	private Outcome exhausted(List<String> quotaIds, String message, String legacyReason) {
+	private Outcome exhausted(List<String> quotaIds, @Nullable String message, @Nullable String legacyReason) {
 		for (String quotaId : quotaIds) {
 			if (quotaId.contains("PerDay") || quotaId.contains("per_day")) {
 				return Outcome.QUOTA;
@@ -183,14 +184,14 @@ final class GoogleClassifier extends BuiltInClassifier {
 		return Outcome.THROTTLED;
 	}
 
-	private static boolean isClaudeShape(Object root) {
+	private static boolean isClaudeShape(@Nullable Object root) {
 		return "error".equals(JsonBody.text(root, "type"))
 				&& JsonBody.text(root, "error", "type") != null;
 	}
 
 	@SuppressWarnings("unchecked")
-	private static List<Object> asObjects(List<?> list) {
-		return (List<Object>) list;
+	private static List<@Nullable Object> asObjects(List<?> list) {
+		return (List<@Nullable Object>) list;
 	}
 
 }

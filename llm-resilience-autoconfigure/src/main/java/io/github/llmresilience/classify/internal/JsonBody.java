@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
@@ -71,7 +72,7 @@ public final class JsonBody {
 	 * @param text the body
 	 * @return a map or list, or {@code null} when the text does not start with one
 	 */
-	public static Object parse(String text) {
+	public static @Nullable Object parse(@Nullable String text) {
 		if (text == null) {
 			return null;
 		}
@@ -106,9 +107,9 @@ public final class JsonBody {
 
 		private final ArrayDeque<Object> open = new ArrayDeque<>();
 
-		private Object root;
+		private @Nullable Object root;
 
-		private String name;
+		private @Nullable String name;
 
 		void read(JsonParser parser, char[] text) {
 			JsonToken token;
@@ -136,7 +137,7 @@ public final class JsonBody {
 			}
 		}
 
-		private Object add(Object value) {
+		private @Nullable Object add(@Nullable Object value) {
 			Object parent = this.open.peek();
 			if (parent == null) {
 				this.root = value;
@@ -144,12 +145,12 @@ public final class JsonBody {
 			else if (parent instanceof Map<?, ?>) {
 				// The first of duplicate members wins, as it did when reading by hand.
 				@SuppressWarnings("unchecked")
-				Map<String, Object> map = (Map<String, Object>) parent;
+				Map<String, @Nullable Object> map = (Map<String, @Nullable Object>) parent;
 				map.putIfAbsent(this.name, value);
 			}
 			else {
 				@SuppressWarnings("unchecked")
-				List<Object> list = (List<Object>) parent;
+				List<@Nullable Object> list = (List<@Nullable Object>) parent;
 				list.add(value);
 			}
 			return value;
@@ -179,7 +180,7 @@ public final class JsonBody {
 	 * cut it. Jackson decodes it, closed with a quote; an escape the cut left unfinished
 	 * makes that fail, and is dropped.
 	 */
-	private static String partialString(char[] text, long quote) {
+	private static @Nullable String partialString(char[] text, long quote) {
 		if (quote < 0 || quote >= text.length || text[(int) quote] != '"') {
 			return null;
 		}
@@ -208,7 +209,7 @@ public final class JsonBody {
 	 * @return the member, or {@code null} when the node is not an object or has no such
 	 * member
 	 */
-	public static Object member(Object node, String key) {
+	public static @Nullable Object member(@Nullable Object node, String key) {
 		return (node instanceof Map<?, ?> map) ? map.get(key) : null;
 	}
 
@@ -218,7 +219,7 @@ public final class JsonBody {
 	 * @param path the member names, outermost first
 	 * @return the node, or {@code null}
 	 */
-	public static Object at(Object node, String... path) {
+	public static @Nullable Object at(@Nullable Object node, String... path) {
 		Object current = node;
 		for (String key : path) {
 			current = member(current, key);
@@ -235,7 +236,7 @@ public final class JsonBody {
 	 * @param path the member names, outermost first
 	 * @return the text, or {@code null} for an absent, null, object or array node
 	 */
-	public static String text(Object node, String... path) {
+	public static @Nullable String text(@Nullable Object node, String... path) {
 		Object value = at(node, path);
 		if (value instanceof String string) {
 			return string;
@@ -253,9 +254,9 @@ public final class JsonBody {
 	 * @return the elements; empty when the node is absent or not an array
 	 */
 	@SuppressWarnings("unchecked")
-	public static List<Object> array(Object node, String... path) {
+	public static List<@Nullable Object> array(@Nullable Object node, String... path) {
 		Object value = at(node, path);
-		return (value instanceof List<?> list) ? (List<Object>) list : Collections.emptyList();
+		return (value instanceof List<?> list) ? (List<@Nullable Object>) list : Collections.emptyList();
 	}
 
 	/**
@@ -263,7 +264,7 @@ public final class JsonBody {
 	 * @param node any node, or {@code null}
 	 * @return the array's first element when it is an object, else the node itself
 	 */
-	public static Object unwrapArray(Object node) {
+	public static @Nullable Object unwrapArray(@Nullable Object node) {
 		if (node instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof Map<?, ?>) {
 			return list.get(0);
 		}

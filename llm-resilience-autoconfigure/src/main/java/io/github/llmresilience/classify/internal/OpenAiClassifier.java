@@ -6,6 +6,7 @@ import java.util.Set;
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
+import org.jspecify.annotations.Nullable;
 
 /**
  * OpenAI and the APIs shaped like it: Azure OpenAI, Mistral, and OpenAI-compatible
@@ -70,13 +71,13 @@ final class OpenAiClassifier extends BuiltInClassifier {
 	}
 
 	@Override
-	protected Finding error(int status, ProviderResponse response, Object json) {
+	protected Finding error(int status, ProviderResponse response, @Nullable Object json) {
 		Object error = envelope(JsonBody.unwrapArray(json));
 		return read(status, error);
 	}
 
 	@Override
-	protected Finding successBody(Object json, String body) {
+	protected @Nullable Finding successBody(@Nullable Object json, String body) {
 		Object root = JsonBody.unwrapArray(json);
 		if (refused(root)) {
 			return refusal("content_filter");
@@ -90,7 +91,7 @@ final class OpenAiClassifier extends BuiltInClassifier {
 	}
 
 	@Override
-	protected Finding streamEvent(String event, Object json, String data) {
+	protected @Nullable Finding streamEvent(@Nullable String event, @Nullable Object json, String data) {
 		if (json == null) {
 			return "error".equals(event) ? embeddedError(null, null, data, null) : null;
 		}
@@ -114,7 +115,7 @@ final class OpenAiClassifier extends BuiltInClassifier {
 		return null;
 	}
 
-	private Finding read(int status, Object error) {
+	private Finding read(int status, @Nullable Object error) {
 		String code = JsonBody.text(error, "code");
 		String type = JsonBody.text(error, "type");
 		String inner = JsonBody.text(error, "innererror", "code");
@@ -132,7 +133,7 @@ final class OpenAiClassifier extends BuiltInClassifier {
 	}
 
 	/** The error object: {@code error} when present, else the body itself (Mistral). */
-	private static Object envelope(Object root) {
+	private static @Nullable Object envelope(@Nullable Object root) {
 		Object error = JsonBody.member(root, "error");
 		if (error instanceof Map<?, ?>) {
 			return error;
@@ -140,14 +141,14 @@ final class OpenAiClassifier extends BuiltInClassifier {
 		return root;
 	}
 
-	private static boolean refused(Object root) {
+	private static boolean refused(@Nullable Object root) {
 		if (allMatch(JsonBody.array(root, "choices"), "finish_reason", REFUSAL_FINISH)) {
 			return true;
 		}
 		return "content_filter".equals(JsonBody.text(root, "incomplete_details", "reason"));
 	}
 
-	private static Outcome lookup(String key) {
+	private static @Nullable Outcome lookup(@Nullable String key) {
 		return (key != null) ? TABLE.get(key) : null;
 	}
 

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 
 import io.github.llmresilience.classify.UnclassifiedListener;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code (provider, status, type)} tuples a classifier recently had to default, with how
@@ -44,7 +45,7 @@ public final class RecentUnclassified implements UnclassifiedListener {
 	}
 
 	@Override
-	public void unclassified(String provider, int status, String errorType) {
+	public void unclassified(String provider, int status, @Nullable String errorType) {
 		Key key = new Key(provider, status, errorType);
 		long now = this.clock.millis();
 		synchronized (this.tuples) {
@@ -94,10 +95,11 @@ public final class RecentUnclassified implements UnclassifiedListener {
 	 * @param firstSeen when it was first seen
 	 * @param lastSeen when it was last seen
 	 */
-	public record Entry(String provider, int status, String type, long count, Instant firstSeen, Instant lastSeen) {
+	public record Entry(String provider, int status, @Nullable String type, long count, Instant firstSeen,
+			Instant lastSeen) {
 	}
 
-	private record Key(String provider, int status, String type) {
+	private record Key(String provider, int status, @Nullable String type) {
 	}
 
 	private static final class Counts {

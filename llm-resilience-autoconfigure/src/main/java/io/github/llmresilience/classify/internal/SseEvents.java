@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.llmresilience.classify.ProviderResponse;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Splits the text of a server-sent-event stream into events, reading at most
@@ -19,7 +20,7 @@ final class SseEvents {
 	}
 
 	/** One event: its name (or {@code null}) and its data. */
-	record Event(String name, String data) {
+	record Event(@Nullable String name, String data) {
 	}
 
 	static List<Event> parse(String text) {

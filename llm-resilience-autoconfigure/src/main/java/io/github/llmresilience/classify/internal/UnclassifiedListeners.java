@@ -3,6 +3,7 @@ package io.github.llmresilience.classify.internal;
 import java.util.List;
 
 import io.github.llmresilience.classify.UnclassifiedListener;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,7 +39,7 @@ public final class UnclassifiedListeners implements UnclassifiedListener {
 	}
 
 	@Override
-	public void unclassified(String provider, int status, String errorType) {
+	public void unclassified(String provider, int status, @Nullable String errorType) {
 		for (UnclassifiedListener listener : this.listeners) {
 			try {
 				listener.unclassified(provider, status, errorType);

@@ -13,6 +13,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 
 import io.github.llmresilience.classify.ProviderResponse;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads how long a provider asked us to wait, from every place providers put it. Every
@@ -43,7 +44,7 @@ public final class WaitHints {
 	 * @param clock the clock for "now" when the response has no {@code date} header
 	 * @return the hint, or {@code null}
 	 */
-	public static Duration fromHeaders(ProviderResponse response, Clock clock) {
+	public static @Nullable Duration fromHeaders(ProviderResponse response, Clock clock) {
 		Duration hint = retryAfterHeaders(response, clock);
 		return (hint != null) ? hint : resetHeaders(response, clock);
 	}
@@ -56,7 +57,7 @@ public final class WaitHints {
 	 * @param clock the clock for "now" when the response has no {@code date} header
 	 * @return the hint, or {@code null}
 	 */
-	static Duration retryAfterHeaders(ProviderResponse response, Clock clock) {
+	static @Nullable Duration retryAfterHeaders(ProviderResponse response, Clock clock) {
 		if (response.headers().isEmpty()) {
 			return null;
 		}
@@ -75,7 +76,7 @@ public final class WaitHints {
 	 * @param clock the clock for "now" when the response has no {@code date} header
 	 * @return the hint, or {@code null}
 	 */
-	static Duration resetHeaders(ProviderResponse response, Clock clock) {
+	static @Nullable Duration resetHeaders(ProviderResponse response, Clock clock) {
 		if (response.headers().isEmpty()) {
 			return null;
 		}
@@ -89,11 +90,11 @@ public final class WaitHints {
 	 * @param now when the response was sent
 	 * @return the hint, or {@code null}
 	 */
-	public static Duration retryAfter(String value, Instant now) {
+	public static @Nullable Duration retryAfter(String value, Instant now) {
 		return retryAfter(value, () -> now);
 	}
 
-	private static Duration retryAfter(String value, java.util.function.Supplier<Instant> now) {
+	private static @Nullable Duration retryAfter(String value, java.util.function.Supplier<Instant> now) {
 		String trimmed = value.trim();
 		if (trimmed.isEmpty() || trimmed.length() > MAX_VALUE_LENGTH) {
 			return null;
@@ -111,7 +112,7 @@ public final class WaitHints {
 	 * @param value the text
 	 * @return the duration, or {@code null} when it is not one
 	 */
-	public static Duration goDuration(String value) {
+	public static @Nullable Duration goDuration(@Nullable String value) {
 		if (value == null) {
 			return null;
 		}
@@ -167,7 +168,7 @@ public final class WaitHints {
 	 * @param clock the clock, for messages that name an instant
 	 * @return the hint, or {@code null}
 	 */
-	public static Duration fromText(String text, Clock clock) {
+	public static @Nullable Duration fromText(@Nullable String text, Clock clock) {
 		if (text == null || text.isEmpty()) {
 			return null;
 		}
@@ -186,7 +187,7 @@ public final class WaitHints {
 		return null;
 	}
 
-	static Duration milliseconds(String value) {
+	static @Nullable Duration milliseconds(@Nullable String value) {
 		if (value == null) {
 			return null;
 		}
@@ -194,12 +195,12 @@ public final class WaitHints {
 		return (number != null) ? nanos(number * 1e6) : null;
 	}
 
-	static Duration seconds(String value) {
+	static @Nullable Duration seconds(String value) {
 		Double number = number(value);
 		return (number != null) ? nanos(number * 1e9) : null;
 	}
 
-	private static Double number(String value) {
+	private static @Nullable Double number(String value) {
 		String trimmed = value.trim();
 		if (trimmed.isEmpty() || trimmed.length() > MAX_VALUE_LENGTH) {
 			return null;
@@ -230,7 +231,7 @@ public final class WaitHints {
 		return Duration.ofNanos((long) nanos);
 	}
 
-	static Duration between(Instant from, Instant to) {
+	static @Nullable Duration between(@Nullable Instant from, @Nullable Instant to) {
 		if (from == null || to == null) {
 			return null;
 		}
@@ -241,7 +242,7 @@ public final class WaitHints {
 		return (between.compareTo(MAX) > 0) ? MAX : between;
 	}
 
-	static Instant httpDate(String value) {
+	static @Nullable Instant httpDate(@Nullable String value) {
 		if (value == null || value.length() > MAX_VALUE_LENGTH) {
 			return null;
 		}
@@ -253,7 +254,7 @@ public final class WaitHints {
 		}
 	}
 
-	static Instant rfc3339(String value) {
+	static @Nullable Instant rfc3339(@Nullable String value) {
 		if (value == null || value.length() > MAX_VALUE_LENGTH) {
 			return null;
 		}
@@ -271,16 +272,17 @@ public final class WaitHints {
 	}
 
 	/** The reset of the exhausted {@code x-ratelimit-*} dimension, else the longest. */
-	private static Duration resetDurations(ProviderResponse response) {
+	private static @Nullable Duration resetDurations(ProviderResponse response) {
 		return longestReset(response, "x-ratelimit-reset-", null, null);
 	}
 
 	/** The reset of the exhausted {@code anthropic-ratelimit-*} dimension, else the latest. */
-	private static Duration resetInstants(ProviderResponse response, Clock clock) {
+	private static @Nullable Duration resetInstants(ProviderResponse response, Clock clock) {
 		return longestReset(response, "anthropic-ratelimit-", "-reset", clock);
 	}
 
-	private static Duration longestReset(ProviderResponse response, String prefix, String suffix, Clock clock) {
+	private static @Nullable Duration longestReset(ProviderResponse response, String prefix, @Nullable String suffix,
+			@Nullable Clock clock) {
 		Duration exhausted = null;
 		Duration any = null;
 		Instant now = null;
@@ -319,11 +321,11 @@ public final class WaitHints {
 		return (exhausted != null) ? exhausted : any;
 	}
 
-	private static Duration longer(Duration a, Duration b) {
+	private static Duration longer(@Nullable Duration a, Duration b) {
 		return (a == null || b.compareTo(a) > 0) ? b : a;
 	}
 
-	private static Duration spokenDuration(String text, int from) {
+	private static @Nullable Duration spokenDuration(String text, int from) {
 		int i = from;
 		while (i < text.length() && text.charAt(i) == ' ') {
 			i++;
@@ -370,7 +372,7 @@ public final class WaitHints {
 	}
 
 	/** "2026-09-01 at 00:00 utc", as Anthropic's spend-limit message names its reset. */
-	private static Duration calendarInstant(String text, int from, Clock clock) {
+	private static @Nullable Duration calendarInstant(String text, int from, Clock clock) {
 		int end = Math.min(text.length(), from + 24);
 		String phrase = text.substring(from, end);
 		try {

@@ -3,6 +3,7 @@ package io.github.llmresilience.context.event;
 import java.time.Instant;
 
 import io.github.llmresilience.change.StateChange;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationEvent;
 
@@ -60,7 +61,7 @@ public abstract class LlmResilienceEvent extends ApplicationEvent {
 	}
 
 	/** When the subject may serve again, or {@code null} when it may now or it is not known. */
-	public Instant getUntil() {
+	public @Nullable Instant getUntil() {
 		return this.change.until();
 	}
 

@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.throttle.AccountSettings;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The state of each account: parked after a quota answer until the provider's reset (or
@@ -41,7 +42,7 @@ public final class Accounts {
 		return this.accounts.computeIfAbsent(name, AccountStatus::new);
 	}
 
-	public AccountStatus find(String name) {
+	public @Nullable AccountStatus find(String name) {
 		return this.accounts.get(name);
 	}
 
@@ -69,7 +70,7 @@ public final class Accounts {
 	 * @param reason the provider's error type
 	 * @return when it may be called again
 	 */
-	public Instant park(AccountStatus account, Duration hint, String reason) {
+	public Instant park(AccountStatus account, @Nullable Duration hint, @Nullable String reason) {
 		// A park is kept in milliseconds: a hint that rounds to 0 ms (or a reset already
 		// past under clock skew) names no reset at all.
 		Duration park = (hint != null && hint.toMillis() > 0) ? hint : this.settings.defaultPark();
@@ -107,7 +108,7 @@ public final class Accounts {
 	 * a new lock, after the cool-off has passed, doubles it.
 	 * @return when it may be called again: now unless the account is locked
 	 */
-	public Instant credentialFailure(AccountStatus account, String reason) {
+	public Instant credentialFailure(AccountStatus account, @Nullable String reason) {
 		long until;
 		synchronized (account) {
 			account.consecutiveCredentialErrors++;
@@ -191,9 +192,9 @@ public final class Accounts {
 
 		volatile int locks;
 
-		volatile String parkReason;
+		volatile @Nullable String parkReason;
 
-		volatile String lockReason;
+		volatile @Nullable String lockReason;
 
 		AccountStatus(String name) {
 			this.name = name;
@@ -216,11 +217,11 @@ public final class Accounts {
 			return Instant.ofEpochMilli(Math.max(this.parkedUntil, this.lockedUntil));
 		}
 
-		public String parkReason() {
+		public @Nullable String parkReason() {
 			return this.parkReason;
 		}
 
-		public String lockReason() {
+		public @Nullable String lockReason() {
 			return this.lockReason;
 		}
 

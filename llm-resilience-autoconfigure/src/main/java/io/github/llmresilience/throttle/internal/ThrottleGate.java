@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.throttle.ThrottleSettings;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Gates of the quota scopes ({@code account/model}): a rate limit gates a scope until the
@@ -57,7 +58,7 @@ public final class ThrottleGate {
 	 * @param reason the provider's error type, for the event
 	 * @return when the scope is released again
 	 */
-	public Instant gate(Scope scope, Duration hint, String reason) {
+	public Instant gate(Scope scope, @Nullable Duration hint, @Nullable String reason) {
 		Duration wait = wait(hint);
 		long now = this.clock.millis();
 		long until = now + wait.toMillis();
@@ -101,7 +102,7 @@ public final class ThrottleGate {
 		return until - announced > Math.max(EXTENSION_MIN_MILLIS, remaining / 2);
 	}
 
-	private Duration wait(Duration hint) {
+	private Duration wait(@Nullable Duration hint) {
 		if (hint == null || hint.compareTo(this.settings.minWait()) < 0) {
 			return this.settings.defaultWait();
 		}

@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -36,7 +37,7 @@ public final class CoalescingTimer implements Scheduler {
 	/** How late a task may fire at most, in a race with the timer thread falling asleep. */
 	public static final long TICK_MILLIS = 10;
 
-	private static volatile CoalescingTimer shared;
+	private static volatile @Nullable CoalescingTimer shared;
 
 	private final long tickNanos;
 

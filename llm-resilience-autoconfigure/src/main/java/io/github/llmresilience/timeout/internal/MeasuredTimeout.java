@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.llmresilience.timeout.AdaptiveSettings;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One timeout of one target (the attempt's total, or a stream's first token), measured
@@ -77,7 +78,7 @@ public final class MeasuredTimeout {
 	private final long floorNanos;
 
 	/** The widening of the last timeout that widened; {@code null} before any. */
-	private final AtomicReference<Backoff> backoff = new AtomicReference<>();
+	private final AtomicReference<@Nullable Backoff> backoff = new AtomicReference<>();
 
 	/** The timeout last handed out: a Duration made once per value. */
 	private volatile Cached cached = new Cached(-1, null);
@@ -185,7 +186,7 @@ public final class MeasuredTimeout {
 			boolean measured, boolean backedOff) {
 	}
 
-	private record Cached(long nanos, Duration timeout) {
+	private record Cached(long nanos, @Nullable Duration timeout) {
 	}
 
 	/** A widening: {@code nanos}, set when {@code since} samples had been recorded. */

@@ -2,6 +2,8 @@ package io.github.llmresilience.timeout.internal;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The longest duration any setting or call option accepts. Times are added to clock
  * readings in nanoseconds, which overflow beyond about 292 years; a year and a day is
@@ -22,7 +24,7 @@ public final class TimeLimits {
 	 * @return the value
 	 * @throws IllegalArgumentException when it is null, zero, negative or beyond {@link #MAX}
 	 */
-	public static Duration requirePositive(String name, Duration value) {
+	public static Duration requirePositive(String name, @Nullable Duration value) {
 		if (value == null || value.isNegative() || value.isZero() || value.compareTo(MAX) > 0) {
 			throw new IllegalArgumentException(
 					name + " must be a positive duration of at most " + MAX.toDays() + " days, was " + value);
@@ -37,7 +39,7 @@ public final class TimeLimits {
 	 * @return the value
 	 * @throws IllegalArgumentException when it is null, negative or beyond {@link #MAX}
 	 */
-	public static Duration requireNotNegative(String name, Duration value) {
+	public static Duration requireNotNegative(String name, @Nullable Duration value) {
 		if (value == null || value.isNegative() || value.compareTo(MAX) > 0) {
 			throw new IllegalArgumentException(
 					name + " must be zero or a positive duration of at most " + MAX.toDays() + " days, was " + value);

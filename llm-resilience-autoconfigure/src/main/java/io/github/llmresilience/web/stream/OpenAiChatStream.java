@@ -5,6 +5,7 @@ import java.util.List;
 import io.github.llmresilience.classify.internal.JsonBody;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.extract.ProviderAnswerException;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 
 import org.springframework.core.ParameterizedTypeReference;
@@ -55,7 +56,7 @@ public final class OpenAiChatStream {
 				sink.error(new ProviderAnswerException(ProviderResponse.streamEvent(event.event(), data)));
 				return;
 			}
-			List<Object> choices = JsonBody.array(json, "choices");
+			List<@Nullable Object> choices = JsonBody.array(json, "choices");
 			if (choices.isEmpty()) {
 				return;
 			}

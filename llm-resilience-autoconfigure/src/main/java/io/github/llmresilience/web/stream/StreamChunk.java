@@ -1,5 +1,7 @@
 package io.github.llmresilience.web.stream;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One piece of a streamed answer.
  *
@@ -7,7 +9,7 @@ package io.github.llmresilience.web.stream;
  * @param finishReason why the answer ended ({@code stop}, {@code length}, {@code end_turn},
  * ...), on the last piece only; otherwise {@code null}
  */
-public record StreamChunk(String text, String finishReason) {
+public record StreamChunk(String text, @Nullable String finishReason) {
 
 	public boolean isLast() {
 		return this.finishReason != null;

@@ -7,6 +7,7 @@ import io.github.llmresilience.execute.LlmRejectedException;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.execute.LlmStreamInterruptedException;
 import io.github.llmresilience.execute.LlmUnavailableException;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -58,7 +59,7 @@ class AnswersController {
 		if (this.answers.firstUsableTarget(chain).isEmpty()) {
 			return this.errors.unavailable(this.resilience.availableAt(chain), false);
 		}
-		AtomicReference<String> servedBy = new AtomicReference<>();
+		AtomicReference<@Nullable String> servedBy = new AtomicReference<>();
 		Flux<ServerSentEvent<Object>> events = this.answers.stream(text)
 			.doOnNext((token) -> servedBy.set(token.servedBy()))
 			.map((token) -> ServerSentEvent.<Object>builder(new TokenEvent(token.text())).event("token").build())
@@ -93,7 +94,7 @@ class AnswersController {
 	}
 
 	/** @param servedBy the target that streamed the answer */
-	record Done(String servedBy) {
+	record Done(@Nullable String servedBy) {
 
 	}
 

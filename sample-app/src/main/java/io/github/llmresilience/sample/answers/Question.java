@@ -1,11 +1,13 @@
 package io.github.llmresilience.sample.answers;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The body of {@code POST /v1/answers} and {@code POST /v1/jobs}.
  *
  * @param question what to ask
  */
-public record Question(String question) {
+public record Question(@Nullable String question) {
 
 	/**
 	 * The question's text.

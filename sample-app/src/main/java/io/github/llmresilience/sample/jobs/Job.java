@@ -2,6 +2,8 @@ package io.github.llmresilience.sample.jobs;
 
 import java.time.Instant;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One queued question and what became of it.
  *
@@ -16,8 +18,9 @@ import java.time.Instant;
  * @param submittedAt when it was queued
  * @param finishedAt when it succeeded or became a dead letter, or {@code null}
  */
-public record Job(String id, String question, JobState state, int attempts, Instant notBefore, String answer,
-		String servedBy, String lastError, Instant submittedAt, Instant finishedAt) {
+public record Job(String id, String question, JobState state, int attempts, @Nullable Instant notBefore,
+		@Nullable String answer, @Nullable String servedBy, @Nullable String lastError, Instant submittedAt,
+		@Nullable Instant finishedAt) {
 
 	static Job queued(String id, String question, Instant now) {
 		return new Job(id, question, JobState.QUEUED, 0, null, null, null, null, now, null);

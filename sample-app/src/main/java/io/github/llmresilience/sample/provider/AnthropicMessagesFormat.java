@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.llmresilience.target.Secret;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.http.HttpHeaders;
@@ -21,7 +22,7 @@ final class AnthropicMessagesFormat implements ChatFormat {
 	}
 
 	@Override
-	public void authenticate(HttpHeaders headers, Secret apiKey) {
+	public void authenticate(HttpHeaders headers, @Nullable Secret apiKey) {
 		if (apiKey != null) {
 			headers.set("x-api-key", apiKey.reveal());
 		}
@@ -46,7 +47,7 @@ final class AnthropicMessagesFormat implements ChatFormat {
 	}
 
 	@Override
-	public String token(String event, JsonNode data, String rawData) {
+	public @Nullable String token(@Nullable String event, @Nullable JsonNode data, String rawData) {
 		if ("message_stop".equals(event)) {
 			return null;
 		}

@@ -3,6 +3,7 @@ package io.github.llmresilience.sample.provider;
 import java.util.Map;
 
 import io.github.llmresilience.target.Secret;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.http.HttpHeaders;
@@ -16,7 +17,7 @@ interface ChatFormat {
 	/** The chat endpoint's path below the target's base URL. */
 	String path();
 
-	void authenticate(HttpHeaders headers, Secret apiKey);
+	void authenticate(HttpHeaders headers, @Nullable Secret apiKey);
 
 	/** The request body for one user question. */
 	Map<String, Object> request(String model, String question, boolean stream);
@@ -28,6 +29,6 @@ interface ChatFormat {
 	 * The text one stream event adds: {@code ""} for an event without text, {@code null}
 	 * for the event that ends the answer.
 	 */
-	String token(String event, JsonNode data, String rawData);
+	@Nullable String token(@Nullable String event, @Nullable JsonNode data, String rawData);
 
 }

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.llmresilience.target.Secret;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 
 import org.springframework.http.HttpHeaders;
@@ -20,7 +21,7 @@ final class OpenAiChatFormat implements ChatFormat {
 	}
 
 	@Override
-	public void authenticate(HttpHeaders headers, Secret apiKey) {
+	public void authenticate(HttpHeaders headers, @Nullable Secret apiKey) {
 		if (apiKey != null) {
 			headers.setBearerAuth(apiKey.reveal());
 		}
@@ -38,7 +39,7 @@ final class OpenAiChatFormat implements ChatFormat {
 	}
 
 	@Override
-	public String token(String event, JsonNode data, String rawData) {
+	public @Nullable String token(@Nullable String event, @Nullable JsonNode data, String rawData) {
 		if ("[DONE]".equals(rawData)) {
 			return null;
 		}

@@ -13,6 +13,7 @@ import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.extract.ProviderAnswerException;
 import io.github.llmresilience.target.Target;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import tools.jackson.core.JacksonException;
@@ -65,7 +66,7 @@ public class ProviderClient {
 	 * The text of the target's answer.
 	 * @param idempotencyKey sent as {@code Idempotency-Key}, or {@code null}
 	 */
-	public Mono<String> answer(Target target, String question, String idempotencyKey) {
+	public Mono<String> answer(Target target, String question, @Nullable String idempotencyKey) {
 		ChatFormat format = format(target);
 		return this.http.post()
 			.uri(url(target, format))
@@ -126,7 +127,7 @@ public class ProviderClient {
 		return format.text(this.json.readTree(body));
 	}
 
-	private JsonNode parse(String data) {
+	private @Nullable JsonNode parse(String data) {
 		try {
 			return this.json.readTree(data);
 		}

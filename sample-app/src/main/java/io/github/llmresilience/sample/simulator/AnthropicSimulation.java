@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -155,7 +156,7 @@ final class AnthropicSimulation implements VendorSimulation {
 		return new SseFrame(event, this.json.writeValueAsString(data), token);
 	}
 
-	private String message(Prompt prompt, String text, String stopReason) {
+	private String message(Prompt prompt, @Nullable String text, String stopReason) {
 		ObjectNode body = this.json.createObjectNode();
 		body.put("id", "msg_sim" + this.ids.incrementAndGet()).put("type", "message").put("role", "assistant")
 			.put("model", prompt.model());
@@ -170,7 +171,7 @@ final class AnthropicSimulation implements VendorSimulation {
 		return this.json.writeValueAsString(body);
 	}
 
-	private Reply error(int status, String type, String message, String errorCode) {
+	private Reply error(int status, String type, String message, @Nullable String errorCode) {
 		ObjectNode body = this.json.createObjectNode().put("type", "error");
 		ObjectNode error = body.putObject("error");
 		error.put("type", type).put("message", message);

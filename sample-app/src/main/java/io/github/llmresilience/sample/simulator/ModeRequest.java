@@ -3,6 +3,8 @@ package io.github.llmresilience.sample.simulator;
 import java.time.Duration;
 import java.time.Instant;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The body of {@code PUT /admin/targets/{name}/mode}.
  *
@@ -12,7 +14,8 @@ import java.time.Instant;
  * @param retryAfterSeconds the wait a {@code throttle} answer asks for
  * @param probability the share of requests a {@code flaky} target fails
  */
-public record ModeRequest(String mode, Integer seconds, Integer retryAfterSeconds, Double probability) {
+public record ModeRequest(@Nullable String mode, @Nullable Integer seconds, @Nullable Integer retryAfterSeconds,
+		@Nullable Double probability) {
 
 	/**
 	 * @throws IllegalArgumentException saying what is wrong with the request

@@ -3,6 +3,8 @@ package io.github.llmresilience.sample.simulator;
 import java.time.Duration;
 import java.time.Instant;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The mode a simulated target is in, and until when.
  *
@@ -12,7 +14,7 @@ import java.time.Instant;
  * @param retryAfterSeconds the wait a {@code throttle} answer asks for
  * @param probability the share of requests a {@code flaky} target fails
  */
-public record ModeSetting(Mode mode, Instant until, int retryAfterSeconds, double probability) {
+public record ModeSetting(Mode mode, @Nullable Instant until, int retryAfterSeconds, double probability) {
 
 	/** The wait a rate limit asks for when the mode request does not say. */
 	public static final int DEFAULT_RETRY_AFTER_SECONDS = 2;

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -129,7 +130,7 @@ final class OpenAiSimulation implements VendorSimulation {
 	}
 
 	private String chunk(String id, Prompt prompt, Instant now, Consumer<ObjectNode> delta,
-			String finishReason) {
+			@Nullable String finishReason) {
 		ObjectNode chunk = this.json.createObjectNode();
 		chunk.put("id", id).put("object", "chat.completion.chunk").put("created", now.getEpochSecond())
 			.put("model", prompt.model());
@@ -146,7 +147,7 @@ final class OpenAiSimulation implements VendorSimulation {
 		return this.json.writeValueAsString(chunk);
 	}
 
-	private String completion(Prompt prompt, String text, String finishReason, Instant now) {
+	private String completion(Prompt prompt, @Nullable String text, String finishReason, Instant now) {
 		ObjectNode body = this.json.createObjectNode();
 		body.put("id", "chatcmpl-sim" + this.ids.incrementAndGet()).put("object", "chat.completion")
 			.put("created", now.getEpochSecond()).put("model", prompt.model());
@@ -170,7 +171,7 @@ final class OpenAiSimulation implements VendorSimulation {
 		return this.json.writeValueAsString(body);
 	}
 
-	private Reply error(int status, String message, String type, String param, String code) {
+	private Reply error(int status, String message, String type, @Nullable String param, @Nullable String code) {
 		ObjectNode body = this.json.createObjectNode();
 		ObjectNode error = body.putObject("error");
 		error.put("message", message);

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
@@ -68,7 +69,7 @@ public final class ProviderSimulator implements SmartLifecycle {
 
 	private final Map<SimulatedVendor, VendorSimulation> vendors = new EnumMap<>(SimulatedVendor.class);
 
-	private volatile DisposableServer server;
+	private volatile @Nullable DisposableServer server;
 
 	public ProviderSimulator(SimulatedProviders providers, SimulatorProperties properties, JsonMapper json,
 			HandlerStrategies strategies, Clock clock, Scheduler scheduler) {

@@ -1,5 +1,7 @@
 package io.github.llmresilience.sample.simulator;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One server-sent event of a simulated stream.
  *
@@ -8,6 +10,6 @@ package io.github.llmresilience.sample.simulator;
  * @param token whether the event carries a token of the answer (and so waits for the
  * model)
  */
-record SseFrame(String event, String data, boolean token) {
+record SseFrame(@Nullable String event, String data, boolean token) {
 
 }
