@@ -4,16 +4,17 @@ import java.time.Clock;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
-import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.breaker.internal.Breakers;
+import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.Verdict;
-import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.throttle.AccountSettings;
+import io.github.llmresilience.throttle.ThrottleSettings;
 import io.github.llmresilience.throttle.internal.Accounts;
 import io.github.llmresilience.throttle.internal.ThrottleGate;
-import io.github.llmresilience.throttle.ThrottleSettings;
+import io.github.llmresilience.timeout.internal.CoalescingTimer;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -24,7 +25,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import reactor.core.Disposable;
-import io.github.llmresilience.timeout.internal.CoalescingTimer;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 

@@ -3,11 +3,11 @@ package io.github.llmresilience.benchmarks;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import io.github.llmresilience.classify.internal.BuiltInClassifiers;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
+import io.github.llmresilience.classify.internal.BuiltInClassifiers;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;

@@ -1,6 +1,10 @@
 package io.github.llmresilience.benchmarks;
 
+import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -109,15 +113,15 @@ class BenchmarkSetupTests {
 	@Test
 	void bundledFixturesAreTheSharedOnes() throws Exception {
 		String shared = System.getProperty("llm.resilience.fixtures");
-		java.nio.file.Path file = (shared != null) ? java.nio.file.Path.of(shared, "vendor-errors.json") : null;
-		if (file == null || !java.nio.file.Files.exists(file)) {
+		Path file = (shared != null) ? Path.of(shared, "vendor-errors.json") : null;
+		if (file == null || !Files.exists(file)) {
 			// A clone outside the workplace has only the bundled copy, which is what runs.
 			return;
 		}
 		try (var in = VendorFixtures.class.getResourceAsStream(VendorFixtures.BUNDLED)) {
 			assertThat(in).isNotNull();
-			assertThat(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8))
-				.isEqualTo(java.nio.file.Files.readString(file));
+			assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8))
+				.isEqualTo(Files.readString(file));
 		}
 	}
 
@@ -193,7 +197,7 @@ class BenchmarkSetupTests {
 		int runs = 0;
 		for (Class<?> type : BENCHMARKS) {
 			int params = 1;
-			for (java.lang.reflect.Field field : type.getFields()) {
+			for (Field field : type.getFields()) {
 				Param param = field.getAnnotation(Param.class);
 				if (param != null) {
 					params *= param.value().length;

@@ -16,7 +16,8 @@ import org.springframework.boot.actuate.endpoint.OperationResponseBody;
  * @param edited whether an operator replaced the list at runtime
  * @param usable whether at least one target could serve a call now
  * @param availableAt the earliest moment a target may serve again; {@code null} when one
- * can now, or when only an operator can make one usable (breakers forced open)
+ * can now (a breaker held open by an operator counts with its longest open duration: a
+ * time to look again, not a promise)
  */
 public record ChainDescriptor(List<String> targets, List<String> configuredTargets, boolean edited, boolean usable,
 		@Nullable Instant availableAt) implements OperationResponseBody {

@@ -8,9 +8,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
-import io.github.llmresilience.classify.internal.RecentUnclassified;
-import io.github.llmresilience.change.internal.RecentStateChanges;
 import io.github.llmresilience.change.StateChange;
+import io.github.llmresilience.change.internal.RecentStateChanges;
+import io.github.llmresilience.classify.internal.RecentUnclassified;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.state.Operator;
 import io.github.llmresilience.state.ResilienceState;

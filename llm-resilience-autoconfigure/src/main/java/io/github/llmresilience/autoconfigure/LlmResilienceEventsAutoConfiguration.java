@@ -2,10 +2,10 @@ package io.github.llmresilience.autoconfigure;
 
 import java.time.Clock;
 
+import io.github.llmresilience.change.internal.RecentStateChanges;
 import io.github.llmresilience.classify.internal.RecentUnclassified;
 import io.github.llmresilience.context.event.LlmResilienceEvent;
 import io.github.llmresilience.context.event.LlmResilienceEventPublisher;
-import io.github.llmresilience.change.internal.RecentStateChanges;
 import io.github.llmresilience.execute.LlmResilience;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -1,6 +1,7 @@
 package io.github.llmresilience.change;
 
 import java.time.Instant;
+import java.util.Locale;
 import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
@@ -48,7 +49,7 @@ public record StateChange(Instant at, Kind kind, String subject, String detail, 
 
 		/** The name as used in metric tags and JSON: {@code breaker-opened}. */
 		public String tag() {
-			return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+			return name().toLowerCase(Locale.ROOT).replace('_', '-');
 		}
 
 	}

@@ -1,6 +1,7 @@
 package io.github.llmresilience.classify;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -9,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 
 import org.jspecify.annotations.Nullable;
 
@@ -192,7 +194,7 @@ public final class ProviderResponse {
 	}
 
 	private static List<String> concat(List<String> first, List<String> second) {
-		return java.util.stream.Stream.concat(first.stream(), second.stream()).filter(Objects::nonNull).toList();
+		return Stream.concat(first.stream(), second.stream()).filter(Objects::nonNull).toList();
 	}
 
 	/**
@@ -216,7 +218,7 @@ public final class ProviderResponse {
 		try {
 			return decoder.decode(ByteBuffer.wrap(body, 0, Math.min(body.length, MAX_BODY_BYTES))).toString();
 		}
-		catch (java.nio.charset.CharacterCodingException ex) {
+		catch (CharacterCodingException ex) {
 			return "";
 		}
 	}

@@ -27,7 +27,7 @@ public final class Attempt {
 
 	private final Duration timeout;
 
-	private final @Nullable Duration timeLeft;
+	private final Duration timeLeft;
 
 	private final CallId callId;
 
@@ -48,7 +48,7 @@ public final class Attempt {
 	/** When the attempt started, on the engine's monotonic time source. */
 	private long startNanos;
 
-	Attempt(String chain, Target target, int number, int targetAttempt, Duration timeout, @Nullable Duration timeLeft,
+	Attempt(String chain, Target target, int number, int targetAttempt, Duration timeout, Duration timeLeft,
 			CallId callId) {
 		this.chain = chain;
 		this.target = target;
@@ -84,8 +84,8 @@ public final class Attempt {
 		return this.timeout;
 	}
 
-	/** Time left before the call's deadline; {@code null} when the call has none. */
-	public @Nullable Duration timeLeft() {
+	/** Time left before the call's deadline (every call has one: {@code timeouts.call} by default). */
+	public Duration timeLeft() {
 		return this.timeLeft;
 	}
 

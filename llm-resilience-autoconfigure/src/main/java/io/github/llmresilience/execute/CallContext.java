@@ -8,8 +8,8 @@ import java.util.function.LongSupplier;
 
 import io.github.llmresilience.classify.UnclassifiedListener;
 import io.github.llmresilience.extract.ErrorExtractors;
-import io.github.llmresilience.retry.internal.Backoff;
 import io.github.llmresilience.retry.RetrySettings;
+import io.github.llmresilience.retry.internal.Backoff;
 
 /**
  * What every call of one {@link LlmResilience} shares, fixed when it is built: how to

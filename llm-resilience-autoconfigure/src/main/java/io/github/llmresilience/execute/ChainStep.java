@@ -2,6 +2,7 @@ package io.github.llmresilience.execute;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.Verdict;
@@ -63,7 +64,7 @@ public record ChainStep(String target, int attempt, @Nullable Verdict verdict, @
 					+ ((this.availableAt != null) ? "; check again after " + this.availableAt : "") + ")";
 		}
 		if (this.skipped != null) {
-			return this.target + " skipped (" + this.skipped.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
+			return this.target + " skipped (" + this.skipped.name().toLowerCase(Locale.ROOT).replace('_', ' ')
 					+ ((this.availableAt != null) ? " until " + this.availableAt : "") + ")";
 		}
 		return this.target + " attempt " + this.attempt + ": " + this.verdict;

@@ -2,7 +2,6 @@ package io.github.llmresilience.execute;
 
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.target.Target;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -10,11 +10,11 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.DoubleSupplier;
 
 import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.change.StateChangeListener;
+import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.UnclassifiedListener;
 import io.github.llmresilience.extract.ErrorExtractors;
-import io.github.llmresilience.change.StateChangeListener;
-import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.target.internal.TargetRegistry;

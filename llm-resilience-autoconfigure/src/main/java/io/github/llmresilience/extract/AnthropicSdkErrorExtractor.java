@@ -7,9 +7,8 @@ import java.util.Map;
 import com.anthropic.core.JsonValue;
 import com.anthropic.core.ObjectMappers;
 import com.anthropic.core.http.Headers;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.anthropic.errors.AnthropicServiceException;
-
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.github.llmresilience.classify.ProviderResponse;
 import org.jspecify.annotations.Nullable;
 

@@ -10,7 +10,6 @@ import com.openai.core.JsonValue;
 import com.openai.core.ObjectMappers;
 import com.openai.core.http.Headers;
 import com.openai.errors.OpenAIServiceException;
-
 import io.github.llmresilience.classify.ProviderResponse;
 import org.jspecify.annotations.Nullable;
 

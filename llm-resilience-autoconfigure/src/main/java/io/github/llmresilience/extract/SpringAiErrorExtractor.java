@@ -1,5 +1,6 @@
 package io.github.llmresilience.extract;
 
+import java.util.List;
 import java.util.Map;
 
 import io.github.llmresilience.classify.ProviderResponse;
@@ -38,7 +39,7 @@ public final class SpringAiErrorExtractor implements ErrorExtractor {
 		}
 		int separator = text.indexOf(" - ");
 		String body = (separator >= 0) ? text.substring(separator + 3) : "";
-		return ProviderResponse.of(status, Map.of("content-type", java.util.List.of("application/json")), body);
+		return ProviderResponse.of(status, Map.of("content-type", List.of("application/json")), body);
 	}
 
 }

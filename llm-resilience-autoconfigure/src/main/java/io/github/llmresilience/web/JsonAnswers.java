@@ -1,6 +1,7 @@
 package io.github.llmresilience.web;
 
 import java.util.List;
+import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
 
@@ -34,7 +35,7 @@ final class JsonAnswers {
 		String value = contentTypes.get(0);
 		int parameters = value.indexOf(';');
 		String type = ((parameters >= 0) ? value.substring(0, parameters) : value).trim()
-			.toLowerCase(java.util.Locale.ROOT);
+			.toLowerCase(Locale.ROOT);
 		int slash = type.indexOf('/');
 		if (slash <= 0) {
 			return false;

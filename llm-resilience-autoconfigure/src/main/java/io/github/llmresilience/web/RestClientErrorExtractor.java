@@ -1,5 +1,8 @@
 package io.github.llmresilience.web;
 
+import java.util.List;
+import java.util.Map;
+
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.extract.ErrorExtractor;
 import org.jspecify.annotations.Nullable;
@@ -22,7 +25,7 @@ public final class RestClientErrorExtractor implements ErrorExtractor {
 		return null;
 	}
 
-	private static java.util.Map<String, java.util.List<String>> headers(RestClientResponseException response) {
+	private static Map<String, List<String>> headers(RestClientResponseException response) {
 		return WebClientErrorExtractor.headers(response.getResponseHeaders());
 	}
 

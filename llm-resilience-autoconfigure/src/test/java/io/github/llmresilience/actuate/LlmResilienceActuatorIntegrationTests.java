@@ -1,5 +1,6 @@
 package io.github.llmresilience.actuate;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -7,6 +8,8 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import io.github.llmresilience.change.StateChange;
+import io.github.llmresilience.change.internal.RecentStateChanges;
 import io.github.llmresilience.context.event.AccountLockedEvent;
 import io.github.llmresilience.context.event.AccountParkedEvent;
 import io.github.llmresilience.context.event.AccountReleasedEvent;
@@ -14,8 +17,6 @@ import io.github.llmresilience.context.event.BreakerTransitionEvent;
 import io.github.llmresilience.context.event.ChainEditedEvent;
 import io.github.llmresilience.context.event.LlmResilienceEvent;
 import io.github.llmresilience.context.event.ScopeGatedEvent;
-import io.github.llmresilience.change.internal.RecentStateChanges;
-import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.execute.LlmRejectedException;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.execute.LlmUnavailableException;
@@ -594,7 +595,7 @@ class LlmResilienceActuatorIntegrationTests {
 	private String body(String path) {
 		byte[] body = this.client.get().uri(path).exchange().expectBody().returnResult().getResponseBody();
 		assertThat(body).isNotEmpty();
-		return new String(body, java.nio.charset.StandardCharsets.UTF_8);
+		return new String(body, StandardCharsets.UTF_8);
 	}
 
 	private double transitions(String kind, String subject) {

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import io.github.llmresilience.change.internal.RecentStateChanges;
 import io.github.llmresilience.change.StateChange;
+import io.github.llmresilience.change.internal.RecentStateChanges;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.state.ChainState;
 import org.junit.jupiter.api.BeforeEach;

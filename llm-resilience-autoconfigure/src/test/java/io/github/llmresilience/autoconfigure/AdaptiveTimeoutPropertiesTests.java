@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import io.github.llmresilience.timeout.AdaptiveSettings;
 import org.junit.jupiter.api.Test;
+
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;

@@ -4,6 +4,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderClassifiers;
@@ -11,8 +14,8 @@ import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.LlmResilience;
-import io.github.llmresilience.target.internal.TargetRegistry;
 import io.github.llmresilience.extract.OpenAiSdkErrorExtractor;
+import io.github.llmresilience.target.internal.TargetRegistry;
 import io.github.llmresilience.web.WebClientErrorExtractor;
 import org.junit.jupiter.api.Test;
 
@@ -303,7 +306,7 @@ class LlmResilienceAutoConfigurationTests {
 
 	@Test
 	void whenAnUnclassifiedListenerBeanThrowsTheOtherListenersAreStillTold() {
-		java.util.List<String> told = new java.util.concurrent.CopyOnWriteArrayList<>();
+		List<String> told = new CopyOnWriteArrayList<>();
 		this.runner
 			.withBean("failingListener", io.github.llmresilience.classify.UnclassifiedListener.class,
 					() -> (provider, status, type) -> {
@@ -314,7 +317,7 @@ class LlmResilienceAutoConfigurationTests {
 			.run((context) -> {
 				io.github.llmresilience.classify.Verdict verdict = context.getBean(LlmResilience.class)
 					.classify("primary", io.github.llmresilience.classify.ProviderResponse.of(418,
-							java.util.Map.of(), "{\"error\":{\"type\":\"teapot_error\"}}"));
+							Map.of(), "{\"error\":{\"type\":\"teapot_error\"}}"));
 				assertThat(verdict.outcome()).isEqualTo(io.github.llmresilience.classify.Outcome.REQUEST);
 				assertThat(told).containsExactly("openai/418/teapot_error");
 			});

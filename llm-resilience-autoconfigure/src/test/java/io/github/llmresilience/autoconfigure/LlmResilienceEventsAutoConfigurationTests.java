@@ -1,21 +1,22 @@
 package io.github.llmresilience.autoconfigure;
 
+import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.llmresilience.change.StateChange;
+import io.github.llmresilience.change.internal.RecentStateChanges;
+import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.internal.RecentUnclassified;
 import io.github.llmresilience.context.event.AccountReleasedEvent;
 import io.github.llmresilience.context.event.BreakerTransitionEvent;
 import io.github.llmresilience.context.event.ChainEditedEvent;
 import io.github.llmresilience.context.event.LlmResilienceEvent;
 import io.github.llmresilience.context.event.LlmResilienceEventPublisher;
-import io.github.llmresilience.change.internal.RecentStateChanges;
-import io.github.llmresilience.change.StateChange;
-import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.execute.CallOptions;
-import io.github.llmresilience.execute.LlmUnavailableException;
 import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.execute.LlmUnavailableException;
 import io.github.llmresilience.extract.ProviderAnswerException;
 import org.junit.jupiter.api.Test;
 
@@ -127,7 +128,7 @@ class LlmResilienceEventsAutoConfigurationTests {
 
 		@Bean
 		RecentUnclassified myUnclassified() {
-			return new RecentUnclassified(java.time.Clock.systemUTC(), 5);
+			return new RecentUnclassified(Clock.systemUTC(), 5);
 		}
 
 	}

@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.test.FakeProvider;
@@ -128,7 +129,7 @@ class CallDeadlineTests {
 
 	private static Throwable failure(CompletableFuture<?> future) {
 		await().atMost(Duration.ofSeconds(10)).until(future::isDone);
-		return future.handle((value, error) -> (error instanceof java.util.concurrent.CompletionException)
+		return future.handle((value, error) -> (error instanceof CompletionException)
 				? error.getCause() : error).join();
 	}
 

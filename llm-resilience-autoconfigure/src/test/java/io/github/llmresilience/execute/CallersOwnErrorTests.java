@@ -3,10 +3,11 @@ package io.github.llmresilience.execute;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.github.llmresilience.state.TargetState.BreakerState;
 import io.github.llmresilience.classify.Outcome;
+import io.github.llmresilience.state.TargetState.BreakerState;
 import io.github.llmresilience.test.FakeProvider.Reply;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.junit.jupiter.api.AfterEach;
@@ -153,7 +154,7 @@ class CallersOwnErrorTests {
 			// The future keeps the original error.
 		}
 		assertThat(future).isCompletedExceptionally();
-		return future.handle((value, error) -> (error instanceof java.util.concurrent.CompletionException)
+		return future.handle((value, error) -> (error instanceof CompletionException)
 				? error.getCause() : error).join();
 	}
 

@@ -1,5 +1,6 @@
 package io.github.llmresilience.execute;
 
+import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -15,13 +16,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.llmresilience.state.TargetState.BreakerState;
-import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.breaker.internal.Breaker;
+import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.Verdict;
-import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.retry.RetrySettings;
+import io.github.llmresilience.state.TargetState.BreakerState;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.test.FakeProvider.Reply;
 import io.github.llmresilience.throttle.ThrottleSettings;
@@ -166,7 +167,7 @@ class ChainExecutorTests {
 	void insufficientQuotaParksTheAccountForEveryTargetOfItUntilTheParkEnds() {
 		Target primary = this.h.target("primary", "acct-a");
 		Target primaryMini = new Target("primary-mini", "openai", "acct-a", "gpt-4o-mini", "region-primary",
-				java.net.URI.create(this.h.provider.baseUrl("primary-mini")), null);
+				URI.create(this.h.provider.baseUrl("primary-mini")), null);
 		Target secondary = this.h.target("secondary", "acct-b");
 		this.h.provider.always("primary", Reply.json(429, INSUFFICIENT_QUOTA));
 		this.h.provider.always("primary-mini", Reply.ok(FakeProviderBodies.OK));
@@ -556,7 +557,7 @@ class ChainExecutorTests {
 	void targetsOfOneFailureDomainShareOneBreaker() {
 		Target a = this.h.target("a", "acct-a");
 		Target b = new Target("b", "openai", "acct-b", "gpt-4o", "region-a",
-				java.net.URI.create(this.h.provider.baseUrl("b")), null);
+				URI.create(this.h.provider.baseUrl("b")), null);
 		this.h.provider.always("a", Reply.json(503, FakeProviderBodies.SERVER_ERROR));
 		this.h.provider.always("b", Reply.json(503, FakeProviderBodies.SERVER_ERROR));
 		this.h.build(List.of(a, b), (builder) -> builder.breaker(smallWindow()).retry(oneAttempt()));

@@ -9,9 +9,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
+import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.classify.Fixtures;
 import io.github.llmresilience.extract.ErrorExtractors;
-import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.test.FakeProvider;
 import io.github.llmresilience.test.ManualTime;

@@ -1,14 +1,19 @@
 package io.github.llmresilience.execute;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
-import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
@@ -49,8 +54,8 @@ class PermitSettlementTests {
 		});
 
 		Throwable error = catchFailure(this.h.resilience.execute("chat",
-				(attempt) -> sneakyThrow(new java.net.URISyntaxException("::", "caller's own checked exception"))));
-		assertThat(error).isInstanceOf(java.net.URISyntaxException.class);
+				(attempt) -> sneakyThrow(new URISyntaxException("::", "caller's own checked exception"))));
+		assertThat(error).isInstanceOf(URISyntaxException.class);
 		assertTwentyHealthyCallsAreServed();
 	}
 
@@ -192,7 +197,7 @@ class PermitSettlementTests {
 			LlmResilience resilience = LlmResilience.builder()
 				.clock(Clock.systemUTC())
 				.target(new Target("primary", "openai", "primary", "gpt-4o", "us",
-						java.net.URI.create(provider.baseUrl("primary")), null))
+						URI.create(provider.baseUrl("primary")), null))
 				.chain("chat", "primary")
 				.breaker(smallWindow().withHalfOpenTimeout(Duration.ofMillis(300)))
 				.retry(oneAttempt())
@@ -210,7 +215,7 @@ class PermitSettlementTests {
 		}
 	}
 
-	private void openThenHalfOpen(AtomicBoolean down, java.util.function.Consumer<LlmResilienceBuilder> customizer) {
+	private void openThenHalfOpen(AtomicBoolean down, Consumer<LlmResilienceBuilder> customizer) {
 		this.h.provider.script("primary",
 				(n) -> down.get() ? Reply.json(503, FakeProviderBodies.SERVER_ERROR) : Reply.ok(FakeProviderBodies.OK));
 		this.h.build((builder) -> customizer.accept(builder.breaker(smallWindow()).retry(oneAttempt())), "primary");
@@ -249,11 +254,11 @@ class PermitSettlementTests {
 			// await unwraps what it can; the future keeps the original.
 		}
 		assertThat(future).isCompletedExceptionally();
-		return future.handle((value, error) -> (error instanceof java.util.concurrent.CompletionException)
+		return future.handle((value, error) -> (error instanceof CompletionException)
 				? error.getCause() : error).join();
 	}
 
-	private ProviderClassifiers classifiers(java.util.function.Function<ProviderResponse, Verdict> classify) {
+	private ProviderClassifiers classifiers(Function<ProviderResponse, Verdict> classify) {
 		ProviderErrorClassifier custom = new ProviderErrorClassifier() {
 
 			@Override

@@ -4,6 +4,7 @@ import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 
 import io.github.llmresilience.extract.ErrorExtractors;
@@ -38,7 +39,7 @@ class RetryAfterTests {
 						null))
 				.chain("chat", "primary")
 				.extractors(ErrorExtractors.standard()
-					.with(java.util.List.of(new io.github.llmresilience.web.WebClientErrorExtractor())))
+					.with(List.of(new io.github.llmresilience.web.WebClientErrorExtractor())))
 				.retry(PermitSettlementTests.oneAttempt())
 				.build();
 			for (int i = 0; i < 3; i++) {

@@ -19,7 +19,6 @@ import io.github.llmresilience.test.FakeProvider;
 import io.github.llmresilience.test.FakeProvider.Reply;
 import io.github.llmresilience.web.LlmResilienceClientHttpRequestInterceptor;
 import io.github.llmresilience.web.LlmResilienceExchangeFilterFunction;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;

@@ -2,6 +2,7 @@ package io.github.llmresilience.readme;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.target.Secret;
@@ -25,7 +26,7 @@ class ReadmeExamplesTests {
 				.target(target("secondary", provider))
 				.chain("chat", "primary", "secondary")
 				.extractors(io.github.llmresilience.extract.ErrorExtractors.standard()
-					.with(java.util.List.of(new io.github.llmresilience.web.WebClientErrorExtractor())))
+					.with(List.of(new io.github.llmresilience.web.WebClientErrorExtractor())))
 				.build();
 
 			String answer = new ReadmeExamples.Answers(resilience).answer("Hi").block(Duration.ofSeconds(30));

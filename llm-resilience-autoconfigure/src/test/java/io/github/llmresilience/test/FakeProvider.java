@@ -4,12 +4,17 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
@@ -70,7 +75,7 @@ public final class FakeProvider implements AutoCloseable {
 		}
 
 		public static Reply json(int status, Map<String, String> headers, String body) {
-			java.util.Map<String, String> all = new java.util.LinkedHashMap<>(headers);
+			Map<String, String> all = new LinkedHashMap<>(headers);
 			all.putIfAbsent("content-type", "application/json");
 			return new Reply(status, all, body, false, null);
 		}
@@ -94,7 +99,7 @@ public final class FakeProvider implements AutoCloseable {
 
 		private static final String END = "\u0000end";
 
-		private final java.util.concurrent.BlockingQueue<String> frames = new java.util.concurrent.LinkedBlockingQueue<>();
+		private final BlockingQueue<String> frames = new LinkedBlockingQueue<>();
 
 		/** Send one raw SSE frame, such as {@code "data: {...}\n\n"}. */
 		public Stream send(String frame) {
@@ -114,7 +119,7 @@ public final class FakeProvider implements AutoCloseable {
 
 	}
 
-	private final List<Stream> streams = new java.util.concurrent.CopyOnWriteArrayList<>();
+	private final List<Stream> streams = new CopyOnWriteArrayList<>();
 
 	public static final String OPENAI_OK = "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,"
 			+ "\"message\":{\"role\":\"assistant\",\"content\":\"Hello\"},\"finish_reason\":\"stop\"}]}";
@@ -152,7 +157,7 @@ public final class FakeProvider implements AutoCloseable {
 
 	/** A header of the last request a target received. */
 	public List<String> lastHeader(String target, String name) {
-		return this.lastHeaders.get(target + "|" + name.toLowerCase(java.util.Locale.ROOT));
+		return this.lastHeaders.get(target + "|" + name.toLowerCase(Locale.ROOT));
 	}
 
 	private void handle(HttpExchange exchange) throws IOException {
@@ -160,7 +165,7 @@ public final class FakeProvider implements AutoCloseable {
 		String target = path.substring(1).split("/", 2)[0];
 		int number = this.requests.computeIfAbsent(target, (key) -> new AtomicInteger()).incrementAndGet();
 		exchange.getRequestHeaders()
-			.forEach((name, values) -> this.lastHeaders.put(target + "|" + name.toLowerCase(java.util.Locale.ROOT),
+			.forEach((name, values) -> this.lastHeaders.put(target + "|" + name.toLowerCase(Locale.ROOT),
 					values));
 		exchange.getRequestBody().readAllBytes();
 		IntFunction<Reply> script = this.scripts.get(target);

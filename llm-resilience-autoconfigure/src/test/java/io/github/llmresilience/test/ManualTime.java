@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -160,7 +161,7 @@ public final class ManualTime extends Clock implements Scheduler {
 			}
 			catch (ExecutionException ex) {
 				Throwable cause = ex.getCause();
-				if (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
+				if (cause instanceof CompletionException && cause.getCause() != null) {
 					cause = cause.getCause();
 				}
 				if (cause instanceof RuntimeException runtime) {

@@ -1,5 +1,6 @@
 package io.github.llmresilience.web;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
@@ -9,9 +10,9 @@ import java.util.concurrent.TimeoutException;
 
 import com.openai.core.http.Headers;
 import com.openai.errors.RateLimitException;
-import io.github.llmresilience.classify.internal.BuiltInClassifiers;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
+import io.github.llmresilience.classify.internal.BuiltInClassifiers;
 import io.github.llmresilience.extract.ErrorExtractors;
 import io.github.llmresilience.extract.OpenAiSdkErrorExtractor;
 import io.github.llmresilience.extract.SpringAiErrorExtractor;
@@ -49,7 +50,7 @@ class ErrorExtractorsTests {
 		// WebClient wraps a connection dropped under a 200 stream in a 200 response exception.
 		WebClientResponseException wrapped = new WebClientResponseException("Error while reading the body", 200, "OK",
 				new HttpHeaders(), null, StandardCharsets.UTF_8);
-		wrapped.initCause(new java.io.EOFException("connection closed"));
+		wrapped.initCause(new EOFException("connection closed"));
 		ProviderResponse response = this.extractors.extract(wrapped);
 		assertThat(response.kind()).isEqualTo(ProviderResponse.Kind.CONNECTION_FAILURE);
 	}

@@ -9,10 +9,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 import io.github.llmresilience.breaker.BreakerSettings;
-import io.github.llmresilience.classify.Outcome;
-import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.change.internal.StateChanges;
+import io.github.llmresilience.classify.Outcome;
+import io.github.llmresilience.classify.Verdict;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;

@@ -3,6 +3,7 @@ package io.github.llmresilience.classify.internal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.Outcome;
@@ -394,7 +395,7 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 	}
 
 	/** Whether every element has the field set to one of the values (and there is one). */
-	protected static boolean allMatch(List<@Nullable Object> elements, String field, java.util.Set<String> values) {
+	protected static boolean allMatch(List<@Nullable Object> elements, String field, Set<String> values) {
 		if (elements.isEmpty()) {
 			return false;
 		}

@@ -72,6 +72,10 @@ final class GoogleClassifier extends BuiltInClassifier {
 	@Override
 	protected @Nullable Finding successBody(@Nullable Object json, String body) {
 		// streamGenerateContent without SSE answers a JSON array of chunks.
+		if (json == null) {
+			// A marker in a body that is not JSON: nothing to read, the status stands.
+			return null;
+		}
 		List<@Nullable Object> chunks = (json instanceof List<?> list) ? asObjects(list) : List.of(json);
 		for (Object chunk : chunks) {
 			Finding finding = chunk(chunk);

@@ -11,6 +11,7 @@ import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
+import java.util.function.Supplier;
 
 import io.github.llmresilience.classify.ProviderResponse;
 import org.jspecify.annotations.Nullable;
@@ -94,7 +95,7 @@ public final class WaitHints {
 		return retryAfter(value, () -> now);
 	}
 
-	private static @Nullable Duration retryAfter(String value, java.util.function.Supplier<Instant> now) {
+	private static @Nullable Duration retryAfter(String value, Supplier<Instant> now) {
 		String trimmed = value.trim();
 		if (trimmed.isEmpty() || trimmed.length() > MAX_VALUE_LENGTH) {
 			return null;

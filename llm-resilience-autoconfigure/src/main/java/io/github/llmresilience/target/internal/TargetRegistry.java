@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 import io.github.llmresilience.change.StateChange;
@@ -29,7 +30,7 @@ public final class TargetRegistry {
 
 	private final StateChanges events;
 
-	private final List<Consumer<String>> chainListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+	private final List<Consumer<String>> chainListeners = new CopyOnWriteArrayList<>();
 
 	/**
 	 * @param targets the targets

@@ -1,5 +1,7 @@
 package io.github.llmresilience.throttle.internal;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -155,11 +157,11 @@ public final class ThrottleGate {
 	/** One quota scope. */
 	public static final class Scope {
 
-		private static final java.lang.invoke.VarHandle GATED_UNTIL;
+		private static final VarHandle GATED_UNTIL;
 
 		static {
 			try {
-				GATED_UNTIL = java.lang.invoke.MethodHandles.lookup()
+				GATED_UNTIL = MethodHandles.lookup()
 					.findVarHandle(Scope.class, "gatedUntil", long.class);
 			}
 			catch (ReflectiveOperationException ex) {

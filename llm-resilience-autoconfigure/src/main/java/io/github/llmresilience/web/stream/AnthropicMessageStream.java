@@ -1,7 +1,7 @@
 package io.github.llmresilience.web.stream;
 
-import io.github.llmresilience.classify.internal.JsonBody;
 import io.github.llmresilience.classify.ProviderResponse;
+import io.github.llmresilience.classify.internal.JsonBody;
 import io.github.llmresilience.extract.ProviderAnswerException;
 import reactor.core.publisher.Flux;
 

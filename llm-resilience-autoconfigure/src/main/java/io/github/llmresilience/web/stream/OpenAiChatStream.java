@@ -2,8 +2,8 @@ package io.github.llmresilience.web.stream;
 
 import java.util.List;
 
-import io.github.llmresilience.classify.internal.JsonBody;
 import io.github.llmresilience.classify.ProviderResponse;
+import io.github.llmresilience.classify.internal.JsonBody;
 import io.github.llmresilience.extract.ProviderAnswerException;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;

@@ -7,9 +7,9 @@ import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 
 import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.Verdict;
-import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.test.ManualTime;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;

@@ -9,11 +9,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 
 import io.github.llmresilience.breaker.BreakerSettings;
-import io.github.llmresilience.classify.Outcome;
-import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.change.StateChange.Kind;
 import io.github.llmresilience.change.internal.StateChanges;
+import io.github.llmresilience.classify.Outcome;
+import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.test.ManualTime;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;

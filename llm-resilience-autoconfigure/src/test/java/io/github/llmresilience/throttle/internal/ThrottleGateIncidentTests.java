@@ -6,7 +6,9 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -15,12 +17,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.llmresilience.classify.internal.BuiltInClassifiers;
+import io.github.llmresilience.change.StateChange;
+import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
-import io.github.llmresilience.change.StateChange;
-import io.github.llmresilience.change.internal.StateChanges;
+import io.github.llmresilience.classify.internal.BuiltInClassifiers;
 import io.github.llmresilience.test.ManualTime;
 import io.github.llmresilience.throttle.AccountSettings;
 import io.github.llmresilience.throttle.ThrottleSettings;
@@ -299,8 +301,8 @@ class ThrottleGateIncidentTests {
 		}
 	}
 
-	private static java.util.Map<String, List<String>> headers(String... namesAndValues) {
-		java.util.Map<String, List<String>> headers = new java.util.LinkedHashMap<>();
+	private static Map<String, List<String>> headers(String... namesAndValues) {
+		Map<String, List<String>> headers = new LinkedHashMap<>();
 		for (int i = 0; i < namesAndValues.length; i += 2) {
 			headers.put(namesAndValues[i], List.of(namesAndValues[i + 1]));
 		}

@@ -2,8 +2,8 @@ package io.github.llmresilience.web.stream;
 
 import java.time.Duration;
 
-import io.github.llmresilience.classify.internal.BuiltInClassifiers;
 import io.github.llmresilience.classify.Outcome;
+import io.github.llmresilience.classify.internal.BuiltInClassifiers;
 import io.github.llmresilience.extract.ProviderAnswerException;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;

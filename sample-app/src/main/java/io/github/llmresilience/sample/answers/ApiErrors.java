@@ -3,6 +3,7 @@ package io.github.llmresilience.sample.answers;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.execute.LlmRejectedException;
@@ -69,7 +70,7 @@ public class ApiErrors {
 	@ExceptionHandler
 	ResponseEntity<ApiError> rejected(LlmRejectedException ex) {
 		Outcome outcome = ex.verdict().outcome();
-		String type = ex.verdict().errorType().orElse(outcome.name().toLowerCase(java.util.Locale.ROOT));
+		String type = ex.verdict().errorType().orElse(outcome.name().toLowerCase(Locale.ROOT));
 		return switch (outcome) {
 			case CONTENT_FILTER -> ResponseEntity.unprocessableContent()
 				.body(ApiError.of("content_filtered", "The AI provider declined to answer this question (" + type
