@@ -25,9 +25,9 @@ class ArchitectureTests {
 		.importPackages("io.github.llmresilience");
 
 	/**
-	 * Only the Spring layer knows Spring: the auto-configuration, the actuator endpoint and
-	 * health, the Spring events, and the adapters for Spring's own HTTP clients. Metrics
-	 * need only Micrometer.
+	 * Only the Spring layer knows Spring: the auto-configuration, the actuator endpoint
+	 * and health, the Spring events, and the adapters for Spring's own HTTP clients.
+	 * Metrics need only Micrometer.
 	 */
 	@Test
 	void onlyTheSpringLayerDependsOnSpring() {
@@ -41,7 +41,10 @@ class ArchitectureTests {
 			.check(CLASSES);
 	}
 
-	/** A concern and its internal mechanisms form one slice; no two slices depend on each other. */
+	/**
+	 * A concern and its internal mechanisms form one slice; no two slices depend on each
+	 * other.
+	 */
 	@Test
 	void concernsHaveNoCycles() {
 		slices().matching("io.github.llmresilience.(*)..").should().beFreeOfCycles().check(CLASSES);
@@ -83,13 +86,12 @@ class ArchitectureTests {
 			.check(CLASSES);
 	}
 
-	/** Every package is a concern with a name, not a grab bag: nothing lives in the root. */
+	/**
+	 * Every package is a concern with a name, not a grab bag: nothing lives in the root.
+	 */
 	@Test
 	void everyClassBelongsToAConcern() {
-		noClasses().should()
-			.resideInAPackage("io.github.llmresilience")
-			.allowEmptyShould(true)
-			.check(CLASSES);
+		noClasses().should().resideInAPackage("io.github.llmresilience").allowEmptyShould(true).check(CLASSES);
 	}
 
 }

@@ -23,9 +23,9 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * Runs every benchmark through JMH's API, each with the allocation profiler, and prints one
- * markdown table in which every row is compared with its baseline from the same run: on a
- * shared 2-core machine absolute numbers drift from run to run, ratios much less.
+ * Runs every benchmark through JMH's API, each with the allocation profiler, and prints
+ * one markdown table in which every row is compared with its baseline from the same run:
+ * on a shared 2-core machine absolute numbers drift from run to run, ratios much less.
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar                 # everything, 6 to 8 minutes
@@ -126,8 +126,8 @@ public final class BenchmarkRunner {
 				.measurementIterations(group.timing().measurements())
 				.measurementTime(TimeValue.milliseconds(group.timing().measurement().toMillis()))
 				.addProfiler(GCProfiler.class)
-				// The same heap for every fork, touched up front, so that neither GC sizing nor
-				// the first touch of fresh pages differs between runs.
+				// The same heap for every fork, touched up front, so that neither GC
+				// sizing nor the first touch of fresh pages differs between runs.
 				.jvmArgsAppend("-Xms1g", "-Xmx1g", "-XX:+AlwaysPreTouch")
 				.shouldFailOnError(true);
 			if (!fixtures.isBlank()) {
@@ -148,7 +148,8 @@ public final class BenchmarkRunner {
 	 * The runs. One fork each, long enough for stable medians on 2 busy cores: 5 s of
 	 * warmup (profiles showed C2 still compiling the fail-fast path after 3 s when other
 	 * builds shared the cores), then 8 one-second samples, whose median moves much less
-	 * between runs than their mean. Classification is pure computation and settles faster.
+	 * between runs than their mean. Classification is pure computation and settles
+	 * faster.
 	 */
 	static List<Group> plan(boolean quick) {
 		Timing calls = quick ? new Timing(1, 1, Duration.ofMillis(200), 2, Duration.ofMillis(200))
@@ -156,8 +157,8 @@ public final class BenchmarkRunner {
 		Timing compute = quick ? calls : new Timing(1, 3, Duration.ofSeconds(1), 5, Duration.ofSeconds(1));
 		String pair = SUCCESS + "\\.(bareResilience4j|llmResilienceCall|llmResilienceCallParallelScheduler)$";
 		// Before and after a change of JSON reader: the success path (which must parse no
-		// JSON) and single bodies, against the bare breaker of the same run. Two forks, as
-		// the rows are compared between two runs rather than within one.
+		// JSON) and single bodies, against the bare breaker of the same run. Two forks,
+		// as the rows are compared between two runs rather than within one.
 		Timing json = quick ? calls : new Timing(2, 3, Duration.ofSeconds(1), 5, Duration.ofSeconds(1));
 		String jsonInclude = SUCCESS + "\\.(bareResilience4j|llmResilienceCall)$|" + JSON + "\\.";
 		return List.of(new Group("success", SUCCESS + "\\.|" + PARTS + "\\.", 1, calls),
@@ -182,8 +183,8 @@ public final class BenchmarkRunner {
 		rows.add(new Row("llmResilienceExecute@1", "LlmResilience.execute, block()", "bareResilience4jReactive@1",
 				"<= 1.2"));
 		rows.add(new Row("llmResilienceExecuteParallelScheduler@1",
-				"former default: LlmResilience.execute, timeouts on Schedulers.parallel()", "bareResilience4jReactive@1",
-				""));
+				"former default: LlmResilience.execute, timeouts on Schedulers.parallel()",
+				"bareResilience4jReactive@1", ""));
 		rows.add(new Row("timeoutAlarm@1", "part: timeout alarm, schedule + dispose on Schedulers.parallel()", bare,
 				""));
 		rows.add(new Row("timeoutAlarmCoalescingTimer@1", "part: the same alarm on the coalescing timer (the default)",
@@ -212,7 +213,8 @@ public final class BenchmarkRunner {
 		}
 		for (String answer : new String[] { "openai-429-insufficient-quota", "anthropic-529-overloaded",
 				"gemini-429-free-tier-input-tpm", "anthropic-sse-error-overloaded-midstream",
-				"openai-stream-chat-error-chunk", ProviderJsonBenchmark.OPENAI_CHUNK, ProviderJsonBenchmark.ERROR_64KIB }) {
+				"openai-stream-chat-error-chunk", ProviderJsonBenchmark.OPENAI_CHUNK,
+				ProviderJsonBenchmark.ERROR_64KIB }) {
 			rows.add(new Row("classifyAnswer[" + answer + "]@1", "json: " + answer, bare, ""));
 		}
 		return rows;
@@ -280,9 +282,10 @@ public final class BenchmarkRunner {
 	}
 
 	/**
-	 * The markdown table. ns/op is the median of the measurement iterations (per thread for
-	 * several threads); the error is JMH's 99.9 % confidence half-width of the mean; ops/s
-	 * counts every thread; the ratio is this row's median over its baseline's median.
+	 * The markdown table. ns/op is the median of the measurement iterations (per thread
+	 * for several threads); the error is JMH's 99.9 % confidence half-width of the mean;
+	 * ops/s counts every thread; the ratio is this row's median over its baseline's
+	 * median.
 	 */
 	static String table(List<Row> rows, Map<String, Measured> results) {
 		StringBuilder out = new StringBuilder();
@@ -295,9 +298,8 @@ public final class BenchmarkRunner {
 				continue;
 			}
 			Measured baseline = (row.baseline() != null) ? results.get(row.baseline()) : null;
-			String ratio = (row.baseline() == null) ? "1 (baseline)"
-					: (baseline == null) ? "no baseline in this run"
-							: ratio(measured.medianNanos() / baseline.medianNanos());
+			String ratio = (row.baseline() == null) ? "1 (baseline)" : (baseline == null) ? "no baseline in this run"
+					: ratio(measured.medianNanos() / baseline.medianNanos());
 			String target = row.target().isEmpty() ? ""
 					: row.target() + ((baseline == null) ? "" : meets(row.target(), measured, baseline));
 			out.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |%n", row.label(),

@@ -22,9 +22,9 @@ import org.openjdk.jmh.annotations.State;
 /**
  * What classifying one provider answer costs. For each outcome class of the shared
  * fixtures, one operation classifies the next case of that class in turn, so the score is
- * the mean over the class's cases. Three synthetic cases complete it: an ordinary 200 chat
- * completion (what a protected HTTP call classifies when all is well), and a 64 KiB error
- * body and a 64 KiB success body (the most a classifier reads).
+ * the mean over the class's cases. Three synthetic cases complete it: an ordinary 200
+ * chat completion (what a protected HTTP call classifies when all is well), and a 64 KiB
+ * error body and a 64 KiB success body (the most a classifier reads).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -40,8 +40,8 @@ public class ClassificationBenchmark {
 
 	static final int SIXTY_FOUR_KIB = 64 * 1024;
 
-	@Param({ "THROTTLED", "AVAILABILITY", "QUOTA", "CREDENTIAL", "REQUEST", "CONTENT_FILTER", SUCCESS_200,
-			ERROR_64KIB, SUCCESS_64KIB })
+	@Param({ "THROTTLED", "AVAILABILITY", "QUOTA", "CREDENTIAL", "REQUEST", "CONTENT_FILTER", SUCCESS_200, ERROR_64KIB,
+			SUCCESS_64KIB })
 	public String caseClass;
 
 	/** A fixture file of the shared format; empty for the copy in the jar. */
@@ -66,8 +66,8 @@ public class ClassificationBenchmark {
 			// Measuring a case that takes the wrong path would measure the wrong thing.
 			Outcome outcome = this.classifiers[i].classify(this.responses[i]).outcome();
 			if (!fixture.accepts(outcome)) {
-				throw new IllegalStateException(fixture.id() + " classified as " + outcome + ", expected "
-						+ fixture.expected());
+				throw new IllegalStateException(
+						fixture.id() + " classified as " + outcome + ", expected " + fixture.expected());
 			}
 		}
 	}
@@ -107,8 +107,7 @@ public class ClassificationBenchmark {
 		}
 	}
 
-	private static final Map<String, List<String>> JSON_HEADERS = Map.of("content-type",
-			List.of("application/json"));
+	private static final Map<String, List<String>> JSON_HEADERS = Map.of("content-type", List.of("application/json"));
 
 	private static String chatCompletion(String content) {
 		return "{\"id\":\"chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT\",\"object\":\"chat.completion\",\"created\":1741569952,"

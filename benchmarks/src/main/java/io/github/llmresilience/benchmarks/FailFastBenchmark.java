@@ -58,7 +58,8 @@ public class FailFastBenchmark {
 
 	@Setup
 	public void setUp() throws IOException {
-		// An open duration longer than any run, so that no half-open trial happens inside it.
+		// An open duration longer than any run, so that no half-open trial happens inside
+		// it.
 		BreakerSettings longOpen = new BreakerSettings(20, 10, 50, Duration.ofSeconds(10), 50, Duration.ofHours(1),
 				Duration.ofHours(1), 1);
 		CircuitBreakerRegistry circuitBreakers = CircuitBreakerRegistry.ofDefaults();
@@ -69,15 +70,15 @@ public class FailFastBenchmark {
 		this.client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 		this.request = HttpRequest.newBuilder(this.server.uri("/v1/chat/completions"))
 			.header("content-type", "application/json")
-			.POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\","
-					+ "\"content\":\"ping\"}]}"))
+			.POST(HttpRequest.BodyPublishers
+				.ofString("{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\"," + "\"content\":\"ping\"}]}"))
 			.build();
 	}
 
 	@Setup(Level.Iteration)
 	public void gate() {
-		// The longest gate allowed (throttle.max-wait); renewed every iteration.
-		// A rate limit whose Retry-After gates the scope, answered once: one attempt per call.
+		// The longest gate allowed (throttle.max-wait); renewed every iteration. A rate
+		// limit whose Retry-After gates the scope, answered once: one attempt per call.
 		ProviderResponse rateLimited = ProviderResponse.of(429, Map.of("retry-after", List.of("300")),
 				"{\"error\":{\"code\":\"rate_limit_exceeded\",\"type\":\"requests\"}}");
 		try {

@@ -27,8 +27,8 @@ final class Local503Server implements AutoCloseable {
 	}
 
 	static Local503Server start() throws IOException {
-		// Without TCP_NODELAY every response waits ~40 ms for the client's delayed ACK, and
-		// the baseline would measure that timer instead of a round trip.
+		// Without TCP_NODELAY every response waits ~40 ms for the client's delayed ACK,
+		// and the baseline would measure that timer instead of a round trip.
 		System.setProperty("sun.net.httpserver.nodelay", "true");
 		HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
 		server.createContext("/", (exchange) -> {

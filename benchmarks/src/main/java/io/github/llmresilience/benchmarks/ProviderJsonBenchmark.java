@@ -62,8 +62,8 @@ public class ProviderJsonBenchmark {
 		// Measuring an answer that takes the wrong path would measure the wrong thing.
 		Outcome outcome = this.classifier.classify(this.response).outcome();
 		if (!fixture.accepts(outcome)) {
-			throw new IllegalStateException(fixture.id() + " classified as " + outcome + ", expected "
-					+ fixture.expected());
+			throw new IllegalStateException(
+					fixture.id() + " classified as " + outcome + ", expected " + fixture.expected());
 		}
 	}
 

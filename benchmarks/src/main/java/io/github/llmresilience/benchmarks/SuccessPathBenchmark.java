@@ -47,7 +47,8 @@ public class SuccessPathBenchmark {
 	private CircuitBreaker bareReactive;
 
 	// Fields, not lambdas in the benchmark methods: the callers of a real service hold
-	// their call function too, and neither side should pay for a capture the other does not.
+	// their call function too, and neither side should pay for a capture the other does
+	// not.
 	private final Supplier<String> provider = () -> ANSWER;
 
 	private final BlockingTargetCall<String> blockingCall = (attempt) -> ANSWER;
@@ -61,8 +62,9 @@ public class SuccessPathBenchmark {
 			.chain("chat", "primary")
 			.observer(CountingObserver.create())
 			.build();
-		// The same on Reactor's parallel scheduler, the executor's timer before this module
-		// measured it: kept so that every run shows what the coalescing timer saves.
+		// The same on Reactor's parallel scheduler, the executor's timer before this
+		// module measured it: kept so that every run shows what the coalescing timer
+		// saves.
 		this.onParallel = LlmResilience.builder()
 			.target(Target.of("primary", "openai"))
 			.chain("chat", "primary")
@@ -83,10 +85,12 @@ public class SuccessPathBenchmark {
 
 	@TearDown
 	public void checkStillClosed() {
-		// A benchmark of the success path that opened its breaker measured something else.
+		// A benchmark of the success path that opened its breaker measured something
+		// else.
 		for (LlmResilience each : new LlmResilience[] { this.resilience, this.onParallel, this.withMicrometer }) {
 			if (!each.isUsable("primary")) {
-				throw new IllegalStateException("The breaker left the success path: " + each.state().target("primary").breaker());
+				throw new IllegalStateException(
+						"The breaker left the success path: " + each.state().target("primary").breaker());
 			}
 		}
 	}
@@ -103,7 +107,10 @@ public class SuccessPathBenchmark {
 		return this.resilience.call("chat", this.blockingCall);
 	}
 
-	/** The same, with timeouts armed on {@code Schedulers.parallel()} (the former default). */
+	/**
+	 * The same, with timeouts armed on {@code Schedulers.parallel()} (the former
+	 * default).
+	 */
 	@Benchmark
 	public String llmResilienceCallParallelScheduler() {
 		return this.onParallel.call("chat", this.blockingCall);
@@ -121,7 +128,9 @@ public class SuccessPathBenchmark {
 		return this.resilience.callOnTarget("primary", CallOptions.NONE, this.blockingCall);
 	}
 
-	/** Reactive baseline: Resilience4j's Reactor operator around a ready Mono, blocked on. */
+	/**
+	 * Reactive baseline: Resilience4j's Reactor operator around a ready Mono, blocked on.
+	 */
 	@Benchmark
 	public String bareResilience4jReactive() {
 		return Mono.just(ANSWER).transformDeferred(CircuitBreakerOperator.of(this.bareReactive)).block();
@@ -133,7 +142,10 @@ public class SuccessPathBenchmark {
 		return this.resilience.execute("chat", this.reactiveCall).block();
 	}
 
-	/** The same, with timeouts armed on {@code Schedulers.parallel()} (the former default). */
+	/**
+	 * The same, with timeouts armed on {@code Schedulers.parallel()} (the former
+	 * default).
+	 */
 	@Benchmark
 	public String llmResilienceExecuteParallelScheduler() {
 		return this.onParallel.execute("chat", this.reactiveCall).block();

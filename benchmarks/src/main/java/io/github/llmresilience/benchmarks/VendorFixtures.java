@@ -18,9 +18,9 @@ import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The provider error cases of {@code shared/fixtures/vendor-errors.json}, each turned into
- * the {@link ProviderResponse} a client would have built from it. The benchmark jar holds
- * a copy; a path to another file of the same shape may be given instead.
+ * The provider error cases of {@code shared/fixtures/vendor-errors.json}, each turned
+ * into the {@link ProviderResponse} a client would have built from it. The benchmark jar
+ * holds a copy; a path to another file of the same shape may be given instead.
  */
 final class VendorFixtures {
 
@@ -78,14 +78,16 @@ final class VendorFixtures {
 		JsonNode body = node.get("body");
 		boolean stream = node.path("stream").asBoolean(false);
 		if (stream && body.isObject() && body.has("eventHeaders")) {
-			// One message of Bedrock's binary event stream: its type header and JSON payload.
+			// One message of Bedrock's binary event stream: its type header and JSON
+			// payload.
 			JsonNode headers = body.get("eventHeaders");
 			String type = headers.has(":exception-type") ? headers.get(":exception-type").asString()
 					: headers.path(":event-type").asString(null);
 			return ProviderResponse.streamEvent(type, JSON.writeValueAsString(body.get("payload")));
 		}
 		Map<String, List<String>> headers = new LinkedHashMap<>();
-		node.path("headers").properties()
+		node.path("headers")
+			.properties()
 			.forEach((entry) -> headers.put(entry.getKey(), List.of(entry.getValue().asString())));
 		String text = body.isString() ? body.asString() : JSON.writeValueAsString(body);
 		return ProviderResponse.of(node.get("status").asInt(), headers, text);

@@ -115,13 +115,13 @@ class BenchmarkSetupTests {
 		String shared = System.getProperty("llm.resilience.fixtures");
 		Path file = (shared != null) ? Path.of(shared, "vendor-errors.json") : null;
 		if (file == null || !Files.exists(file)) {
-			// A clone outside the workplace has only the bundled copy, which is what runs.
+			// A clone outside the workplace has only the bundled copy, which is what
+			// runs.
 			return;
 		}
 		try (var in = VendorFixtures.class.getResourceAsStream(VendorFixtures.BUNDLED)) {
 			assertThat(in).isNotNull();
-			assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8))
-				.isEqualTo(Files.readString(file));
+			assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo(Files.readString(file));
 		}
 	}
 
@@ -155,7 +155,8 @@ class BenchmarkSetupTests {
 				continue;
 			}
 			BenchmarkRunner.Timing timing = group.timing();
-			Duration one = timing.warmup().multipliedBy(timing.warmups())
+			Duration one = timing.warmup()
+				.multipliedBy(timing.warmups())
 				.plus(timing.measurement().multipliedBy(timing.measurements()))
 				.plus(perFork);
 			total = total.plus(one.multipliedBy((long) runs(group) * timing.forks()));
@@ -181,9 +182,8 @@ class BenchmarkSetupTests {
 				continue;
 			}
 			for (Class<?> type : BENCHMARKS) {
-				if (benchmarkMethod(type, method) && Pattern.compile(group.include())
-					.matcher(type.getName() + "." + method)
-					.find()) {
+				if (benchmarkMethod(type, method)
+						&& Pattern.compile(group.include()).matcher(type.getName() + "." + method).find()) {
 					return true;
 				}
 			}
@@ -191,7 +191,9 @@ class BenchmarkSetupTests {
 		return false;
 	}
 
-	/** How many benchmark runs a group makes: its methods times their parameter values. */
+	/**
+	 * How many benchmark runs a group makes: its methods times their parameter values.
+	 */
 	private static int runs(BenchmarkRunner.Group group) {
 		Pattern include = Pattern.compile(group.include());
 		int runs = 0;

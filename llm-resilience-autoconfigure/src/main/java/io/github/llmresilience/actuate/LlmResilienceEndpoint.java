@@ -32,8 +32,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * unclassified provider errors; and the operator's levers, each of which is a state
  * change like any other:
  * <ul>
- * <li>{@code POST targets/{name}} with {@code {"action": "force-open" | "close" | "reset"}}
- * acts on the breaker of the target's failure domain (every target in the domain);</li>
+ * <li>{@code POST targets/{name}} with {@code {"action": "force-open" | "close" |
+ * "reset"}} acts on the breaker of the target's failure domain (every target in the
+ * domain);</li>
  * <li>{@code POST accounts/{name}} with {@code {"action": "unpark" | "unlock"}} lifts a
  * park or a lock;</li>
  * <li>{@code POST chains/{name}} with {@code {"targets": "secondary,primary"}} replaces a
@@ -42,17 +43,19 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * </ul>
  * A request that names an unknown target, account, chain or action changes nothing.
  *
- * <p>The endpoint is read-only unless the application says otherwise
+ * <p>
+ * The endpoint is read-only unless the application says otherwise
  * ({@code management.endpoint.llmresilience.access=unrestricted}): exposing it to look at
  * the state ({@code management.endpoints.web.exposure.include=llmresilience}) must not
  * also hand whoever reaches the actuator the levers. While it is read-only, Boot maps no
  * write operation and answers a write as it answers any unmapped request (404).
  *
- * <p>A chain's targets are one comma-separated string, not a JSON array. Boot reads a
- * write operation's body as a JSON object whose members are strings (so that the same
- * operation works over HTTP and JMX): its WebFlux and Spring MVC handler mappings answer
- * a body with an array or an object as a member's value with 400 before the operation
- * runs, in Boot's own error body, which says nothing of {@code targets} (with
+ * <p>
+ * A chain's targets are one comma-separated string, not a JSON array. Boot reads a write
+ * operation's body as a JSON object whose members are strings (so that the same operation
+ * works over HTTP and JMX): its WebFlux and Spring MVC handler mappings answer a body
+ * with an array or an object as a member's value with 400 before the operation runs, in
+ * Boot's own error body, which says nothing of {@code targets} (with
  * {@code spring.web.error.include-message=always} its {@code message} is Jackson's reason
  * under Spring MVC, {@code "Failed to read HTTP message"} under WebFlux), and nothing
  * changes. The operation is the same over the application's server and, with
@@ -74,8 +77,8 @@ public class LlmResilienceEndpoint {
 	/**
 	 * @param resilience the executor to report on and steer
 	 * @param recentChanges the recent state changes, or {@code null} when none are kept
-	 * @param recentUnclassified the recently unclassified errors, or {@code null} when none
-	 * are kept
+	 * @param recentUnclassified the recently unclassified errors, or {@code null} when
+	 * none are kept
 	 */
 	public LlmResilienceEndpoint(LlmResilience resilience, @Nullable RecentStateChanges recentChanges,
 			@Nullable RecentUnclassified recentUnclassified) {
@@ -84,7 +87,9 @@ public class LlmResilienceEndpoint {
 		this.recentUnclassified = recentUnclassified;
 	}
 
-	/** Everything: targets, chains, recent state changes, recently unclassified errors. */
+	/**
+	 * Everything: targets, chains, recent state changes, recently unclassified errors.
+	 */
 	@ReadOperation
 	public LlmResilienceDescriptor resilience() {
 		ResilienceState state = this.resilience.state();
@@ -96,8 +101,8 @@ public class LlmResilienceEndpoint {
 		if (this.recentChanges != null) {
 			this.recentChanges.list().forEach((change) -> events.add(StateChangeDescriptor.of(change)));
 		}
-		List<RecentUnclassified.Entry> unclassified = (this.recentUnclassified != null)
-				? this.recentUnclassified.list() : List.of();
+		List<RecentUnclassified.Entry> unclassified = (this.recentUnclassified != null) ? this.recentUnclassified.list()
+				: List.of();
 		return new LlmResilienceDescriptor(targets, chains, events, unclassified);
 	}
 
@@ -112,10 +117,10 @@ public class LlmResilienceEndpoint {
 	 * Change a target's breaker, an account or a chain.
 	 * @param kind {@code targets}, {@code accounts} or {@code chains}
 	 * @param name the target, account or chain
-	 * @param action for a target {@code force-open}, {@code close} or {@code reset}; for an
-	 * account {@code unpark} or {@code unlock}
-	 * @param targets for a chain, its new ordered target names, comma-separated (a string,
-	 * never a JSON array; see the class description)
+	 * @param action for a target {@code force-open}, {@code close} or {@code reset}; for
+	 * an account {@code unpark} or {@code unlock}
+	 * @param targets for a chain, its new ordered target names, comma-separated (a
+	 * string, never a JSON array; see the class description)
 	 * @return the state after the change
 	 * @throws InvalidEndpointRequestException when the request names something unknown or
 	 * is incomplete; nothing has changed then
@@ -127,8 +132,8 @@ public class LlmResilienceEndpoint {
 			case "targets" -> changeTarget(name, action);
 			case "accounts" -> changeAccount(name, action);
 			case "chains" -> changeChain(name, targets);
-			default -> throw invalid("Unknown kind '" + kind + "': POST to targets/{name}, accounts/{name} or "
-					+ "chains/{name}");
+			default -> throw invalid(
+					"Unknown kind '" + kind + "': POST to targets/{name}, accounts/{name} or " + "chains/{name}");
 		};
 	}
 
@@ -186,8 +191,8 @@ public class LlmResilienceEndpoint {
 	private static String action(@Nullable String action, List<String> allowed) {
 		String normalized = (action != null) ? action.strip().toLowerCase(Locale.ROOT) : null;
 		if (normalized == null || !allowed.contains(normalized)) {
-			throw invalid(((action != null) ? "Unknown action '" + action + "'" : "Missing \"action\"")
-					+ "; allowed: " + String.join(", ", allowed));
+			throw invalid(((action != null) ? "Unknown action '" + action + "'" : "Missing \"action\"") + "; allowed: "
+					+ String.join(", ", allowed));
 		}
 		return normalized;
 	}
@@ -202,12 +207,12 @@ public class LlmResilienceEndpoint {
 	 * @param targets every target, by name
 	 * @param chains every chain, by name
 	 * @param events the recent state changes, newest first
-	 * @param unclassified the recently defaulted {@code (provider, status, type)} tuples, the
-	 * most recent first
+	 * @param unclassified the recently defaulted {@code (provider, status, type)} tuples,
+	 * the most recent first
 	 */
 	public record LlmResilienceDescriptor(Map<String, TargetDescriptor> targets, Map<String, ChainDescriptor> chains,
-			List<StateChangeDescriptor> events, List<RecentUnclassified.Entry> unclassified)
-			implements OperationResponseBody {
+			List<StateChangeDescriptor> events,
+			List<RecentUnclassified.Entry> unclassified) implements OperationResponseBody {
 
 	}
 

@@ -16,8 +16,9 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
 /**
  * The web side of {@link LlmResilienceEndpoint}'s write operation: a bad request is
  * answered with 400 and a body that says what is wrong. (Boot would answer 400 on its
- * own, but its error body hides the reason unless {@code spring.web.error.include-message}
- * is set, and an operator at the console needs it.)
+ * own, but its error body hides the reason unless
+ * {@code spring.web.error.include-message} is set, and an operator at the console needs
+ * it.)
  */
 @EndpointWebExtension(endpoint = LlmResilienceEndpoint.class)
 public class LlmResilienceEndpointWebExtension {

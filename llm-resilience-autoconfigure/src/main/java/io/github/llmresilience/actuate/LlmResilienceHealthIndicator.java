@@ -17,9 +17,10 @@ import org.springframework.boot.health.contributor.Status;
  * target that can serve now, otherwise {@link #DEGRADED} (or whichever status it is
  * given), with details per chain and per target.
  *
- * <p>{@code DEGRADED} maps to HTTP 200 and is left out of the aggregate status by
- * default, because a liveness probe must not restart pods for a provider's outage; the
- * details still show which providers are out and why.
+ * <p>
+ * {@code DEGRADED} maps to HTTP 200 and is left out of the aggregate status by default,
+ * because a liveness probe must not restart pods for a provider's outage; the details
+ * still show which providers are out and why.
  */
 public class LlmResilienceHealthIndicator implements HealthIndicator {
 

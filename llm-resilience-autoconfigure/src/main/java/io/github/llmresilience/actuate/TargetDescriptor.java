@@ -13,16 +13,16 @@ import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 /**
  * What an operator needs to know about one target: whether it can serve now, and if not,
  * which of its three mechanisms holds it back and until when. Never its base URL (a query
- * string may carry a key) and never its key. Serialized by the actuator's own JSON mapper,
- * which leaves out what is {@code null}.
+ * string may carry a key) and never its key. Serialized by the actuator's own JSON
+ * mapper, which leaves out what is {@code null}.
  *
  * @param name the target's name
  * @param provider the provider id
  * @param model the model or deployment
  * @param region the region
  * @param usable whether a call could be sent to it now
- * @param availableAt when it may serve again; {@code null} when it is usable, or when only
- * an operator can make it usable (a breaker forced open)
+ * @param availableAt when it may serve again; {@code null} when it is usable, or when
+ * only an operator can make it usable (a breaker forced open)
  * @param breaker the breaker of its failure domain
  * @param throttle its quota scope's gate
  * @param account its account's park and lock
@@ -31,8 +31,8 @@ import org.springframework.boot.actuate.endpoint.OperationResponseBody;
  */
 public record TargetDescriptor(String name, String provider, String model, String region, boolean usable,
 		@Nullable Instant availableAt, BreakerDescriptor breaker, ThrottleDescriptor throttle,
-		AccountDescriptor account, RetryBudgetDescriptor retryBudget, TimeoutsDescriptor timeouts)
-		implements OperationResponseBody {
+		AccountDescriptor account, RetryBudgetDescriptor retryBudget,
+		TimeoutsDescriptor timeouts) implements OperationResponseBody {
 
 	/** As the endpoint shows a target's state. */
 	public static TargetDescriptor of(TargetState state) {
@@ -53,8 +53,8 @@ public record TargetDescriptor(String name, String provider, String model, Strin
 	 * {@code HALF_OPEN}, {@code FORCED_OPEN}...
 	 * @param failureRate the failure rate in percent, -1 until {@code minimum-calls} are
 	 * recorded
-	 * @param slowCallRate the slow-call rate in percent, -1 until {@code minimum-calls} are
-	 * recorded
+	 * @param slowCallRate the slow-call rate in percent, -1 until {@code minimum-calls}
+	 * are recorded
 	 * @param bufferedCalls the calls in the sliding window
 	 * @param failedCalls the failed calls in the window
 	 * @param slowCalls the slow calls in the window
@@ -96,8 +96,8 @@ public record TargetDescriptor(String name, String provider, String model, Strin
 	 * @param consecutiveCredentialErrors credential errors in a row so far
 	 */
 	public record AccountDescriptor(String name, @Nullable Instant parkedUntil, @Nullable String parkReason,
-			@Nullable Instant lockedUntil, @Nullable String lockReason, int consecutiveCredentialErrors)
-			implements OperationResponseBody {
+			@Nullable Instant lockedUntil, @Nullable String lockReason,
+			int consecutiveCredentialErrors) implements OperationResponseBody {
 
 		static AccountDescriptor of(AccountState account) {
 			return new AccountDescriptor(account.name(), account.parkedUntil(), account.parkReason(),
@@ -131,8 +131,8 @@ public record TargetDescriptor(String name, String provider, String model, Strin
 	 *
 	 * @param current the timeout in force, in milliseconds
 	 * @param configured the configured value (the ceiling), in milliseconds
-	 * @param p99 the 99th percentile of recent calls (a timed-out one counted at the length
-	 * it ran), in milliseconds
+	 * @param p99 the 99th percentile of recent calls (a timed-out one counted at the
+	 * length it ran), in milliseconds
 	 * @param samples calls recorded: successes and timeouts
 	 * @param timeouts timeouts recorded
 	 * @param measured whether {@code current} comes from measurement

@@ -1,5 +1,6 @@
 /**
- * The actuator side: the {@code llmresilience} endpoint and the health contributor, built on the state snapshot alone.
+ * The actuator side: the {@code llmresilience} endpoint and the health contributor, built
+ * on the state snapshot alone.
  */
 @NullMarked
 package io.github.llmresilience.actuate;

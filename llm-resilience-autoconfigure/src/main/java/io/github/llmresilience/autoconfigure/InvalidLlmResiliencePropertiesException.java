@@ -12,9 +12,8 @@ public class InvalidLlmResiliencePropertiesException extends IllegalStateExcepti
 	private final List<Problem> problems;
 
 	public InvalidLlmResiliencePropertiesException(List<Problem> problems) {
-		super("Invalid llm.resilience configuration: " + problems.stream()
-			.map(Problem::toString)
-			.collect(Collectors.joining("; ")));
+		super("Invalid llm.resilience configuration: "
+				+ problems.stream().map(Problem::toString).collect(Collectors.joining("; ")));
 		this.problems = List.copyOf(problems);
 	}
 

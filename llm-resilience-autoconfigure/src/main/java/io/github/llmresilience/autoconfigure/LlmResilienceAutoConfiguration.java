@@ -51,11 +51,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Auto-configuration of llm-resilience: the classifiers of every provider, the targets and
- * chains from {@code llm.resilience.*}, and the {@link LlmResilience} executor. Timeouts
- * and backoffs run on the shared {@link CoalescingTimer} unless a Reactor
- * {@link Scheduler} bean named {@code llmResilienceScheduler} is defined (a test's virtual
- * time, for example).
+ * Auto-configuration of llm-resilience: the classifiers of every provider, the targets
+ * and chains from {@code llm.resilience.*}, and the {@link LlmResilience} executor.
+ * Timeouts and backoffs run on the shared {@link CoalescingTimer} unless a Reactor
+ * {@link Scheduler} bean named {@code llmResilienceScheduler} is defined (a test's
+ * virtual time, for example).
  */
 @AutoConfiguration
 @ConditionalOnProperty(prefix = "llm.resilience", name = "enabled", havingValue = "true", matchIfMissing = true)
@@ -160,16 +160,19 @@ public final class LlmResilienceAutoConfiguration {
 			.unknownExceptions(properties.getClassification().getUnknownExceptions());
 		Map<String, TargetOptions> options = new LinkedHashMap<>();
 		properties.getTargets().forEach((name, target) -> {
-			// A target's own first-token timeout moves its default slow-first-token threshold.
+			// A target's own first-token timeout moves its default slow-first-token
+			// threshold.
 			BreakerSettings breaker = (target.getBreaker().isEmpty() && target.getTimeouts().getFirstToken() == null)
-					? null : breaker(properties.getBreaker(), target.getBreaker(),
+					? null
+					: breaker(properties.getBreaker(), target.getBreaker(),
 							(target.getTimeouts().getFirstToken() != null) ? target.getTimeouts().getFirstToken()
 									: properties.getTimeouts().getFirstToken());
 			options.put(name, new TargetOptions(breaker, target.getTimeouts().getAttempt(),
 					target.getTimeouts().getFirstToken(), target.getTimeouts().getStall()));
 		});
-		registry.targets().values().forEach((target) -> builder.target(target,
-				options.getOrDefault(target.name(), TargetOptions.DEFAULTS)));
+		registry.targets()
+			.values()
+			.forEach((target) -> builder.target(target, options.getOrDefault(target.name(), TargetOptions.DEFAULTS)));
 		try {
 			return builder.build(registry, events);
 		}
@@ -179,13 +182,15 @@ public final class LlmResilienceAutoConfiguration {
 		}
 	}
 
-	/** How far into the first-token timeout a stream starts to count as slow, unless configured. */
+	/**
+	 * How far into the first-token timeout a stream starts to count as slow, unless
+	 * configured.
+	 */
 	private static final double SLOW_FIRST_TOKEN_SHARE = 0.6;
 
 	static BreakerSettings breaker(LlmResilienceProperties.Breaker defaults,
 			LlmResilienceProperties.@Nullable BreakerOverrides overrides, Duration firstTokenTimeout) {
-		Duration slowFirstToken = (defaults.getSlowFirstTokenDuration() != null)
-				? defaults.getSlowFirstTokenDuration()
+		Duration slowFirstToken = (defaults.getSlowFirstTokenDuration() != null) ? defaults.getSlowFirstTokenDuration()
 				: Duration.ofNanos((long) (firstTokenTimeout.toNanos() * SLOW_FIRST_TOKEN_SHARE));
 		LlmResilienceProperties.BreakerOverrides o = (overrides != null) ? overrides
 				: new LlmResilienceProperties.BreakerOverrides();

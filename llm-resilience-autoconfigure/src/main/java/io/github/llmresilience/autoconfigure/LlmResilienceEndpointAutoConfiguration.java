@@ -29,8 +29,8 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBean(LlmResilience.class)
 public final class LlmResilienceEndpointAutoConfiguration {
 
-	// On the method, not the class: the class-level @ConditionalOnClass must rule first, or
-	// the condition class of this annotation is loaded where Actuator is absent.
+	// On the method, not the class: the class-level @ConditionalOnClass must rule first,
+	// or the condition class of this annotation is loaded where Actuator is absent.
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnAvailableEndpoint(LlmResilienceEndpoint.class)

@@ -15,9 +15,9 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 
 /**
- * Auto-configuration of what llm-resilience remembers and tells: the recent state
- * changes and unclassified errors (shown by the actuator endpoint), and every state
- * change as a Spring {@link LlmResilienceEvent}.
+ * Auto-configuration of what llm-resilience remembers and tells: the recent state changes
+ * and unclassified errors (shown by the actuator endpoint), and every state change as a
+ * Spring {@link LlmResilienceEvent}.
  */
 @AutoConfiguration(after = LlmResilienceAutoConfiguration.class)
 @ConditionalOnBean(LlmResilience.class)

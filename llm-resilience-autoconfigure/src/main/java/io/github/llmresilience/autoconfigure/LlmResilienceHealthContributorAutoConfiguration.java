@@ -15,8 +15,8 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.annotation.Bean;
 
 /**
- * Auto-configuration of the {@code llmResilience} health contributor, when Actuator
- * (its health and endpoint modules) is present and
+ * Auto-configuration of the {@code llmResilience} health contributor, when Actuator (its
+ * health and endpoint modules) is present and
  * {@code management.health.llmresilience.enabled} is not {@code false}.
  */
 @AutoConfiguration(after = LlmResilienceAutoConfiguration.class)
@@ -25,8 +25,9 @@ import org.springframework.context.annotation.Bean;
 @EnableConfigurationProperties(LlmResilienceHealthProperties.class)
 public final class LlmResilienceHealthContributorAutoConfiguration {
 
-	// On the method, not the class: the class-level @ConditionalOnClass must rule first, or
-	// the condition class of this annotation is loaded where the health module is absent.
+	// On the method, not the class: the class-level @ConditionalOnClass must rule first,
+	// or the condition class of this annotation is loaded where the health module is
+	// absent.
 	@Bean
 	@ConditionalOnEnabledHealthIndicator("llmresilience")
 	@ConditionalOnMissingBean(name = { "llmResilienceHealthIndicator", "llmResilienceHealthContributor" })

@@ -11,8 +11,8 @@ public class LlmResilienceHealthProperties {
 	/**
 	 * Whether a chain without a usable target makes the llmResilience health DOWN (and so
 	 * the application's health, HTTP 503) instead of DEGRADED (HTTP 200, not part of the
-	 * aggregate status). Keep it false where a liveness probe reads the health: a provider's
-	 * outage must not restart pods.
+	 * aggregate status). Keep it false where a liveness probe reads the health: a
+	 * provider's outage must not restart pods.
 	 */
 	private boolean downWhenUnavailable = false;
 

@@ -57,7 +57,10 @@ public final class LlmResilienceMetricsAutoConfiguration {
 	@ConditionalOnClass(TaggedCircuitBreakerMetrics.class)
 	static final class CircuitBreakerMetricsConfiguration {
 
-		/** Resilience4j's own breaker meters, renamed so they cannot mix with the application's breakers. */
+		/**
+		 * Resilience4j's own breaker meters, renamed so they cannot mix with the
+		 * application's breakers.
+		 */
 		static final CircuitBreakerMetricNames NAMES = CircuitBreakerMetricNames.custom()
 			.callsMetricName("llm.resilience.breaker.calls")
 			.notPermittedCallsMetricName("llm.resilience.breaker.not.permitted.calls")
@@ -68,7 +71,8 @@ public final class LlmResilienceMetricsAutoConfiguration {
 			.slowCallRateMetricName("llm.resilience.breaker.slow.call.rate")
 			.build();
 
-		// Matched by name: the application may have a TaggedCircuitBreakerMetrics of its own.
+		// Matched by name: the application may have a TaggedCircuitBreakerMetrics of its
+		// own.
 		@Bean
 		@ConditionalOnMissingBean(name = "llmResilienceCircuitBreakerMetrics")
 		TaggedCircuitBreakerMetrics llmResilienceCircuitBreakerMetrics(

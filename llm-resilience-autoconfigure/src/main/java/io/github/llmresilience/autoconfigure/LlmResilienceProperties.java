@@ -33,13 +33,13 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Configuration of llm-resilience: the targets a request can be served from, the chains
- * that order them, and the thresholds of each mechanism. Validated at startup; a bad value
- * stops the application with a message naming the property. The ranges are the settings
- * records' own ({@link BreakerSettings}, {@link RetrySettings} and the others check their
- * components when built, as {@code LlmResilience.builder()} builds them): the properties
- * build each record and name the property of the component it rejects, so startup and
- * the builder accept the same values. Only rules between properties that no one record
- * holds are checked here.
+ * that order them, and the thresholds of each mechanism. Validated at startup; a bad
+ * value stops the application with a message naming the property. The ranges are the
+ * settings records' own ({@link BreakerSettings}, {@link RetrySettings} and the others
+ * check their components when built, as {@code LlmResilience.builder()} builds them): the
+ * properties build each record and name the property of the component it rejects, so
+ * startup and the builder accept the same values. Only rules between properties that no
+ * one record holds are checked here.
  */
 @ConfigurationProperties("llm.resilience")
 public class LlmResilienceProperties implements InitializingBean {
@@ -55,7 +55,10 @@ public class LlmResilienceProperties implements InitializingBean {
 	/** Places a request can be served from, by name. */
 	private Map<String, TargetProperties> targets = new LinkedHashMap<>();
 
-	/** Ordered lists of target names; a call names its chain and is served by the first usable target. */
+	/**
+	 * Ordered lists of target names; a call names its chain and is served by the first
+	 * usable target.
+	 */
 	private Map<String, List<String>> chains = new LinkedHashMap<>();
 
 	private final Breaker breaker = new Breaker();
@@ -135,8 +138,8 @@ public class LlmResilienceProperties implements InitializingBean {
 	/** Every problem of this configuration that needs no other bean to find. */
 	List<Problem> validate() {
 		List<Problem> problems = new ArrayList<>();
-		this.targets.forEach((name, target) -> target.validate(PREFIX + ".targets." + name, this.breaker,
-				this.timeouts, problems));
+		this.targets.forEach(
+				(name, target) -> target.validate(PREFIX + ".targets." + name, this.breaker, this.timeouts, problems));
 		this.chains.forEach((name, members) -> {
 			String property = PREFIX + ".chains." + name;
 			if (members == null || members.isEmpty()) {
@@ -147,9 +150,9 @@ public class LlmResilienceProperties implements InitializingBean {
 			for (int i = 0; i < members.size(); i++) {
 				String member = members.get(i);
 				if (!this.targets.containsKey(member)) {
-					problems.add(new Problem(property + "[" + i + "]", quote(member),
-							"must name a target configured under " + PREFIX + ".targets; known targets: "
-									+ this.targets.keySet()));
+					problems
+						.add(new Problem(property + "[" + i + "]", quote(member), "must name a target configured under "
+								+ PREFIX + ".targets; known targets: " + this.targets.keySet()));
 				}
 				else if (!seen.add(member)) {
 					problems.add(new Problem(property + "[" + i + "]", quote(member),
@@ -171,9 +174,9 @@ public class LlmResilienceProperties implements InitializingBean {
 				this.timeouts.getFirstToken(), problems);
 		if (this.breaker.getHalfOpenTimeout() != null && this.timeouts.getAttempt() != null
 				&& this.breaker.getHalfOpenTimeout().compareTo(this.timeouts.getAttempt()) <= 0) {
-			problems.add(new Problem(PREFIX + ".breaker.half-open-timeout", this.breaker.getHalfOpenTimeout().toString(),
-					"must be above " + PREFIX + ".timeouts.attempt (" + this.timeouts.getAttempt()
-							+ ") so that a trial can finish before it is given up"));
+			problems.add(new Problem(PREFIX + ".breaker.half-open-timeout",
+					this.breaker.getHalfOpenTimeout().toString(), "must be above " + PREFIX + ".timeouts.attempt ("
+							+ this.timeouts.getAttempt() + ") so that a trial can finish before it is given up"));
 		}
 		this.targets.forEach((name, target) -> {
 			Duration slowOverride = target.getBreaker().getSlowCallDuration();
@@ -319,10 +322,17 @@ public class LlmResilienceProperties implements InitializingBean {
 	/** One place a request can be served from. */
 	public static class TargetProperties {
 
-		/** Provider kind, which selects the error classifier: openai, azure-openai, anthropic, gemini, vertex-ai, bedrock, mistral, cohere, openai-compatible, or the id of your own classifier bean. */
+		/**
+		 * Provider kind, which selects the error classifier: openai, azure-openai,
+		 * anthropic, gemini, vertex-ai, bedrock, mistral, cohere, openai-compatible, or
+		 * the id of your own classifier bean.
+		 */
 		private @Nullable String provider;
 
-		/** Billing account or API project; its quota scope is account/model. Defaults to the target's name. */
+		/**
+		 * Billing account or API project; its quota scope is account/model. Defaults to
+		 * the target's name.
+		 */
 		private @Nullable String account;
 
 		/** Model or deployment name. */
@@ -424,7 +434,10 @@ public class LlmResilienceProperties implements InitializingBean {
 	/** Circuit breakers, one per failure domain. */
 	public static class Breaker {
 
-		/** Which target attributes name a failure domain (one breaker each): any of provider, model, region, account, target. */
+		/**
+		 * Which target attributes name a failure domain (one breaker each): any of
+		 * provider, model, region, account, target.
+		 */
 		private List<String> failureDomain = new ArrayList<>(List.of("provider", "model", "region"));
 
 		/** Number of calls the failure and slow-call rates are computed over. */
@@ -436,7 +449,10 @@ public class LlmResilienceProperties implements InitializingBean {
 		/** Failure rate, in percent, at or above which the breaker opens. */
 		private float failureRateThreshold = 50;
 
-		/** A successful call slower than this counts as slow; keep it below timeouts.attempt. */
+		/**
+		 * A successful call slower than this counts as slow; keep it below
+		 * timeouts.attempt.
+		 */
 		private Duration slowCallDuration = Duration.ofSeconds(10);
 
 		/** Slow-call rate, in percent, at or above which the breaker opens. */
@@ -445,16 +461,24 @@ public class LlmResilienceProperties implements InitializingBean {
 		/** How long the breaker stays open before one trial call. */
 		private Duration openDuration = Duration.ofSeconds(30);
 
-		/** Longest open duration: each failed trial doubles the open duration up to this. */
+		/**
+		 * Longest open duration: each failed trial doubles the open duration up to this.
+		 */
 		private Duration openDurationMax = Duration.ofMinutes(15);
 
 		/** Trial calls let through when half-open, one at a time. */
 		private int halfOpenCalls = 1;
 
-		/** A stream whose first element comes later than this counts as slow; below timeouts.first-token, by default 60% of it. */
+		/**
+		 * A stream whose first element comes later than this counts as slow; below
+		 * timeouts.first-token, by default 60% of it.
+		 */
 		private @Nullable Duration slowFirstTokenDuration;
 
-		/** Longest time a half-open breaker waits for its trial to report; an unreported trial then counts as failed. */
+		/**
+		 * Longest time a half-open breaker waits for its trial to report; an unreported
+		 * trial then counts as failed.
+		 */
 		private Duration halfOpenTimeout = BreakerSettings.DEFAULT_HALF_OPEN_TIMEOUT;
 
 		public List<String> getFailureDomain() {
@@ -554,8 +578,8 @@ public class LlmResilienceProperties implements InitializingBean {
 			}
 			build(BreakerSettings.class, under(property),
 					() -> new BreakerSettings(this.slidingWindowSize, this.minimumCalls, this.failureRateThreshold,
-							this.slowCallDuration, this.slowCallRateThreshold, this.openDuration,
-							this.openDurationMax, this.halfOpenCalls,
+							this.slowCallDuration, this.slowCallRateThreshold, this.openDuration, this.openDurationMax,
+							this.halfOpenCalls,
 							orDefault(this.slowFirstTokenDuration, BreakerSettings.DEFAULT_SLOW_FIRST_TOKEN),
 							this.halfOpenTimeout),
 					problems);
@@ -563,13 +587,20 @@ public class LlmResilienceProperties implements InitializingBean {
 
 	}
 
-	/** Per-target breaker settings; unset values take the llm.resilience.breaker defaults. */
+	/**
+	 * Per-target breaker settings; unset values take the llm.resilience.breaker defaults.
+	 */
 	public static class BreakerOverrides {
 
-		/** Number of calls the rates are computed over, for this target's failure domain. */
+		/**
+		 * Number of calls the rates are computed over, for this target's failure domain.
+		 */
 		private @Nullable Integer slidingWindowSize;
 
-		/** Calls needed in the window before the rates are evaluated, for this target's failure domain. */
+		/**
+		 * Calls needed in the window before the rates are evaluated, for this target's
+		 * failure domain.
+		 */
 		private @Nullable Integer minimumCalls;
 
 		/** Failure rate, in percent, at or above which this target's breaker opens. */
@@ -587,7 +618,10 @@ public class LlmResilienceProperties implements InitializingBean {
 		/** Longest open duration of this target's breaker. */
 		private @Nullable Duration openDurationMax;
 
-		/** A stream of this target whose first element comes later than this counts as slow. */
+		/**
+		 * A stream of this target whose first element comes later than this counts as
+		 * slow.
+		 */
 		private @Nullable Duration slowFirstTokenDuration;
 
 		public @Nullable Integer getSlidingWindowSize() {
@@ -656,9 +690,8 @@ public class LlmResilienceProperties implements InitializingBean {
 
 		boolean isEmpty() {
 			return this.slidingWindowSize == null && this.minimumCalls == null && this.failureRateThreshold == null
-					&& this.slowCallDuration == null && this.slowCallRateThreshold == null
-					&& this.openDuration == null && this.openDurationMax == null
-					&& this.slowFirstTokenDuration == null;
+					&& this.slowCallDuration == null && this.slowCallRateThreshold == null && this.openDuration == null
+					&& this.openDurationMax == null && this.slowFirstTokenDuration == null;
 		}
 
 		/**
@@ -686,10 +719,10 @@ public class LlmResilienceProperties implements InitializingBean {
 							orDefault(this.slowCallDuration, defaults.getSlowCallDuration()),
 							orDefault(this.slowCallRateThreshold, defaults.getSlowCallRateThreshold()),
 							orDefault(this.openDuration, defaults.getOpenDuration()),
-							orDefault(this.openDurationMax, defaults.getOpenDurationMax()),
-							defaults.getHalfOpenCalls(),
-							orDefault(this.slowFirstTokenDuration, orDefault(defaults.getSlowFirstTokenDuration(),
-									BreakerSettings.DEFAULT_SLOW_FIRST_TOKEN)),
+							orDefault(this.openDurationMax, defaults.getOpenDurationMax()), defaults.getHalfOpenCalls(),
+							orDefault(this.slowFirstTokenDuration,
+									orDefault(defaults.getSlowFirstTokenDuration(),
+											BreakerSettings.DEFAULT_SLOW_FIRST_TOKEN)),
 							defaults.getHalfOpenTimeout()),
 					problems);
 		}
@@ -699,10 +732,16 @@ public class LlmResilienceProperties implements InitializingBean {
 	/** Same-target retries and the retry budget. */
 	public static class Retry {
 
-		/** Attempts per target for one call, the first included; 1 disables same-target retries. */
+		/**
+		 * Attempts per target for one call, the first included; 1 disables same-target
+		 * retries.
+		 */
 		private int maxAttempts = 3;
 
-		/** Backoff before the first retry; each retry doubles it, and full jitter picks a random wait below it. */
+		/**
+		 * Backoff before the first retry; each retry doubles it, and full jitter picks a
+		 * random wait below it.
+		 */
 		private Duration backoffBase = Duration.ofMillis(500);
 
 		/** Longest backoff before a retry. */
@@ -781,10 +820,16 @@ public class LlmResilienceProperties implements InitializingBean {
 		/** Longest gate; a longer wait hint is cut to this. */
 		private Duration maxWait = Duration.ofSeconds(300);
 
-		/** Shortest wait hint believed; a shorter one (zero, a reset already past) gates for default-wait. */
+		/**
+		 * Shortest wait hint believed; a shorter one (zero, a reset already past) gates
+		 * for default-wait.
+		 */
 		private Duration minWait = Duration.ofMillis(100);
 
-		/** A rate limit whose provider-stated reset is further off than this is a quota: the account is parked. */
+		/**
+		 * A rate limit whose provider-stated reset is further off than this is a quota:
+		 * the account is parked.
+		 */
 		private Duration quotaThreshold = Duration.ofHours(1);
 
 		public Duration getDefaultWait() {
@@ -838,7 +883,9 @@ public class LlmResilienceProperties implements InitializingBean {
 	/** Accounts parked by a quota answer. */
 	public static class Quota {
 
-		/** How long an account is parked after a quota answer that named no reset time. */
+		/**
+		 * How long an account is parked after a quota answer that named no reset time.
+		 */
 		private Duration defaultPark = Duration.ofHours(1);
 
 		/** Longest park, whatever the provider's hint says. */
@@ -915,16 +962,27 @@ public class LlmResilienceProperties implements InitializingBean {
 	/** Time limits of each attempt. */
 	public static class Timeouts {
 
-		/** Longest time one non-streaming attempt may take before it counts as a timeout. */
+		/**
+		 * Longest time one non-streaming attempt may take before it counts as a timeout.
+		 */
 		private Duration attempt = Duration.ofSeconds(30);
 
-		/** Longest time a streaming attempt may take to its first element; past it the next target is tried. */
+		/**
+		 * Longest time a streaming attempt may take to its first element; past it the
+		 * next target is tried.
+		 */
 		private Duration firstToken = Duration.ofSeconds(5);
 
-		/** Longest gap between two elements of a stream after the first; a stream's total length is not limited. */
+		/**
+		 * Longest gap between two elements of a stream after the first; a stream's total
+		 * length is not limited.
+		 */
 		private Duration stall = Duration.ofSeconds(10);
 
-		/** Deadline of a whole call (every attempt, backoff and failover; a stream's up to its first element) when the caller gives none. */
+		/**
+		 * Deadline of a whole call (every attempt, backoff and failover; a stream's up to
+		 * its first element) when the caller gives none.
+		 */
 		private Duration call = TimeoutSettings.DEFAULT_CALL;
 
 		private final Adaptive adaptive = new Adaptive();
@@ -976,7 +1034,10 @@ public class LlmResilienceProperties implements InitializingBean {
 	/** How answers and exceptions are read. */
 	public static class Classification {
 
-		/** Whose fault an exception no extractor recognises is: caller (surfaces unchanged, never retried or recorded) or provider (an availability failure). */
+		/**
+		 * Whose fault an exception no extractor recognises is: caller (surfaces
+		 * unchanged, never retried or recorded) or provider (an availability failure).
+		 */
 		private UnknownExceptions unknownExceptions = UnknownExceptions.CALLER;
 
 		public UnknownExceptions getUnknownExceptions() {
@@ -992,19 +1053,34 @@ public class LlmResilienceProperties implements InitializingBean {
 	/** Timeouts that follow each target's measured latency. */
 	public static class Adaptive {
 
-		/** Whether attempt and first-token timeouts follow measured latency once enough calls are recorded. */
+		/**
+		 * Whether attempt and first-token timeouts follow measured latency once enough
+		 * calls are recorded.
+		 */
 		private boolean enabled = true;
 
-		/** Calls of a target (successes, and timeouts counted at the length they ran) needed before its measured latency sets its timeouts. */
+		/**
+		 * Calls of a target (successes, and timeouts counted at the length they ran)
+		 * needed before its measured latency sets its timeouts.
+		 */
 		private int minSamples = 200;
 
-		/** How far above the measured p99 a timeout sits: timeout = clamp(multiplier x p99, floor, configured). */
+		/**
+		 * How far above the measured p99 a timeout sits: timeout = clamp(multiplier x
+		 * p99, floor, configured).
+		 */
 		private double multiplier = 3.0;
 
-		/** Shortest timeout measurement may set; the configured timeout is always the longest. */
+		/**
+		 * Shortest timeout measurement may set; the configured timeout is always the
+		 * longest.
+		 */
 		private Duration floor = Duration.ofSeconds(1);
 
-		/** Shortest timeout measurement may set, as a fraction of the configured timeout (0-1); the higher of this and floor holds. */
+		/**
+		 * Shortest timeout measurement may set, as a fraction of the configured timeout
+		 * (0-1); the higher of this and floor holds.
+		 */
 		private double floorRatio = 0.2;
 
 		public boolean isEnabled() {
@@ -1060,7 +1136,9 @@ public class LlmResilienceProperties implements InitializingBean {
 		/** Longest time one non-streaming attempt of this target may take. */
 		private @Nullable Duration attempt;
 
-		/** Longest time a streaming attempt of this target may take to its first element. */
+		/**
+		 * Longest time a streaming attempt of this target may take to its first element.
+		 */
 		private @Nullable Duration firstToken;
 
 		/** Longest gap between two elements of this target's streams. */

@@ -1,5 +1,6 @@
 /**
- * Auto-configuration of llm-resilience from {@code llm.resilience.*}: the thin Spring layer over the core.
+ * Auto-configuration of llm-resilience from {@code llm.resilience.*}: the thin Spring
+ * layer over the core.
  */
 @NullMarked
 package io.github.llmresilience.autoconfigure;

@@ -18,8 +18,8 @@ import io.github.llmresilience.timeout.internal.TimeLimits;
  * @param openDurationMax the longest open duration, at least {@code openDuration}; each
  * failed trial doubles the open duration up to it
  * @param halfOpenCalls trial calls let through when half-open (1 to 100)
- * @param slowFirstTokenDuration a stream whose first element came later than this is
- * slow (a stream's latency is its time to first token, so it needs its own threshold)
+ * @param slowFirstTokenDuration a stream whose first element came later than this is slow
+ * (a stream's latency is its time to first token, so it needs its own threshold)
  * @param halfOpenTimeout the longest a half-open breaker waits for its trials to report;
  * a trial that never does (a crashed caller) counts as failed and the breaker opens again
  */
@@ -47,8 +47,8 @@ public record BreakerSettings(int slidingWindowSize, int minimumCalls, float fai
 		TimeLimits.requirePositive("openDuration", openDuration);
 		TimeLimits.requirePositive("openDurationMax", openDurationMax);
 		if (openDurationMax.compareTo(openDuration) < 0) {
-			throw new IllegalArgumentException("openDurationMax must be at least openDuration (" + openDuration
-					+ "), was " + openDurationMax);
+			throw new IllegalArgumentException(
+					"openDurationMax must be at least openDuration (" + openDuration + "), was " + openDurationMax);
 		}
 		requireRange("halfOpenCalls", halfOpenCalls, 1, 100);
 		TimeLimits.requirePositive("slowFirstTokenDuration", slowFirstTokenDuration);
@@ -84,7 +84,9 @@ public record BreakerSettings(int slidingWindowSize, int minimumCalls, float fai
 				this.halfOpenCalls, this.slowFirstTokenDuration, halfOpenTimeout);
 	}
 
-	/** The open duration after the given number of consecutive openings (1 for the first). */
+	/**
+	 * The open duration after the given number of consecutive openings (1 for the first).
+	 */
 	public Duration openDurationAfter(int openings) {
 		long max = this.openDurationMax.toMillis();
 		long wait = Math.min(this.openDuration.toMillis(), max);
@@ -96,15 +98,13 @@ public record BreakerSettings(int slidingWindowSize, int minimumCalls, float fai
 
 	private static void requireRange(String name, int value, int min, int max) {
 		if (value < min || value > max) {
-			throw new IllegalArgumentException(
-					name + " must be between " + min + " and " + max + ", was " + value);
+			throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", was " + value);
 		}
 	}
 
 	private static void requireRange(String name, float value, int min, int max) {
 		if (!(value >= min && value <= max)) {
-			throw new IllegalArgumentException(
-					name + " must be between " + min + " and " + max + ", was " + value);
+			throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", was " + value);
 		}
 	}
 

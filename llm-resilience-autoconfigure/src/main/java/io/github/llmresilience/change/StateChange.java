@@ -32,9 +32,8 @@ public record StateChange(Instant at, Kind kind, String subject, String detail, 
 	public enum Kind {
 
 		BREAKER_OPENED(true), BREAKER_HALF_OPEN(false), BREAKER_CLOSED(false), BREAKER_FORCED_OPEN(true),
-		BREAKER_DISABLED(false), BREAKER_RESET(false), SCOPE_GATED(true), SCOPE_UNGATED(false),
-		ACCOUNT_PARKED(true), ACCOUNT_UNPARKED(false), ACCOUNT_LOCKED(true), ACCOUNT_UNLOCKED(false),
-		CHAIN_EDITED(false);
+		BREAKER_DISABLED(false), BREAKER_RESET(false), SCOPE_GATED(true), SCOPE_UNGATED(false), ACCOUNT_PARKED(true),
+		ACCOUNT_UNPARKED(false), ACCOUNT_LOCKED(true), ACCOUNT_UNLOCKED(false), CHAIN_EDITED(false);
 
 		private final boolean makesUnusable;
 

@@ -1,5 +1,6 @@
 /**
- * State changes: what changed, when and until when, and the listeners told about each one.
+ * State changes: what changed, when and until when, and the listeners told about each
+ * one.
  */
 @NullMarked
 package io.github.llmresilience.change;

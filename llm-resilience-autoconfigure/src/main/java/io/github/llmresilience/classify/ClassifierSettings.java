@@ -12,11 +12,11 @@ import io.github.llmresilience.timeout.internal.TimeLimits;
  * no {@code date} header
  * @param quotaThreshold a rate limit whose provider-stated reset is further off than this
  * is read as {@link Outcome#QUOTA}: a reset header ({@code x-ratelimit-reset-*},
- * {@code anthropic-ratelimit-*-reset}) or the provider's error message naming such a wait,
- * as Azure's "Please retry after 86400 seconds" does. A bare {@code retry-after} (or
- * {@code retry-after-ms}, or Gemini's {@code RetryInfo}) never is on its own: one absurd
- * header value must not park a whole account for weeks; the throttle gate cuts it to
- * {@code throttle.max-wait} instead. Positive, at most {@link TimeLimits#MAX}
+ * {@code anthropic-ratelimit-*-reset}) or the provider's error message naming such a
+ * wait, as Azure's "Please retry after 86400 seconds" does. A bare {@code retry-after}
+ * (or {@code retry-after-ms}, or Gemini's {@code RetryInfo}) never is on its own: one
+ * absurd header value must not park a whole account for weeks; the throttle gate cuts it
+ * to {@code throttle.max-wait} instead. Positive, at most {@link TimeLimits#MAX}
  * @param listener told about every answer the provider's table does not know
  */
 public record ClassifierSettings(Clock clock, Duration quotaThreshold, UnclassifiedListener listener) {

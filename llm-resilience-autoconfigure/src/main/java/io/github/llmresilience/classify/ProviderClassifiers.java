@@ -19,8 +19,8 @@ public final class ProviderClassifiers {
 	private final Map<String, ProviderErrorClassifier> byVendor;
 
 	/**
-	 * @param custom the application's classifiers; one per provider id, each replacing the
-	 * built-in classifier of its id or adding a new id
+	 * @param custom the application's classifiers; one per provider id, each replacing
+	 * the built-in classifier of its id or adding a new id
 	 * @param settings the settings of the built-in classifiers
 	 * @throws IllegalArgumentException when two custom classifiers claim one provider id
 	 */
@@ -49,7 +49,8 @@ public final class ProviderClassifiers {
 
 	/**
 	 * The classifier for a provider id.
-	 * @throws IllegalArgumentException for an unknown id; the message lists the known ones
+	 * @throws IllegalArgumentException for an unknown id; the message lists the known
+	 * ones
 	 */
 	public ProviderErrorClassifier forProvider(String id) {
 		ProviderErrorClassifier classifier = this.byVendor.get(normalize(id));

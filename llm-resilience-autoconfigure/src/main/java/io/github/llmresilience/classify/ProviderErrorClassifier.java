@@ -5,7 +5,8 @@ package io.github.llmresilience.classify;
  * application registers its own as a bean to handle a provider the starter does not know
  * or to override a built-in one.
  *
- * <p>Implementations must never throw: garbage from a provider yields a verdict.
+ * <p>
+ * Implementations must never throw: garbage from a provider yields a verdict.
  */
 public interface ProviderErrorClassifier {
 

@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  * What came back from a provider, in the one shape classifiers read: an HTTP answer, one
  * event of a stream, a timeout or a connection failure.
  *
- * <p>Header names are case-insensitive. Nothing here is trusted: bodies may be truncated,
+ * <p>
+ * Header names are case-insensitive. Nothing here is trusted: bodies may be truncated,
  * HTML, binary or many megabytes long, and classifiers read only a bounded prefix.
  */
 public final class ProviderResponse {
@@ -85,8 +86,8 @@ public final class ProviderResponse {
 	}
 
 	/**
-	 * An HTTP answer whose body is raw bytes; at most {@link #MAX_BODY_BYTES} are decoded,
-	 * as UTF-8 with malformed sequences replaced.
+	 * An HTTP answer whose body is raw bytes; at most {@link #MAX_BODY_BYTES} are
+	 * decoded, as UTF-8 with malformed sequences replaced.
 	 * @param status the HTTP status
 	 * @param headers the headers (may be {@code null})
 	 * @param body the body bytes (may be {@code null})
@@ -174,8 +175,8 @@ public final class ProviderResponse {
 			case HTTP -> "HTTP " + this.status + " (" + this.body.length() + " chars)";
 			case STREAM_EVENT -> "stream event " + ((this.event != null) ? this.event : "message");
 			case TIMEOUT -> "timeout";
-			case CONNECTION_FAILURE -> "connection failure"
-					+ ((this.cause != null) ? " (" + this.cause.getClass().getSimpleName() + ")" : "");
+			case CONNECTION_FAILURE ->
+				"connection failure" + ((this.cause != null) ? " (" + this.cause.getClass().getSimpleName() + ")" : "");
 		};
 	}
 

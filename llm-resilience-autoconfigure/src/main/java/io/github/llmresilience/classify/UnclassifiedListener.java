@@ -4,8 +4,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Told each time a classifier fell back to its default (4xx as {@code REQUEST}, 5xx as
- * {@code AVAILABILITY}) because the provider's {@code (status, error type)} pair is not in
- * its table, so that the table gets maintained.
+ * {@code AVAILABILITY}) because the provider's {@code (status, error type)} pair is not
+ * in its table, so that the table gets maintained.
  */
 @FunctionalInterface
 public interface UnclassifiedListener {
@@ -18,7 +18,8 @@ public interface UnclassifiedListener {
 	 * Called for each defaulted classification. Must be cheap and must not throw.
 	 * @param provider the provider id
 	 * @param status the HTTP status, or 0 when there was none (stream event, exception)
-	 * @param errorType the provider's error type or code, or {@code null} when it gave none
+	 * @param errorType the provider's error type or code, or {@code null} when it gave
+	 * none
 	 */
 	void unclassified(String provider, int status, @Nullable String errorType);
 

@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
  * The classification of one provider answer: its {@link Outcome}, the wait the provider
  * asked for (if any) and the provider's own error type or code (for metrics).
  *
- * <p>The wait hint is carried as the provider gave it: a day is a day. Clamping it to
+ * <p>
+ * The wait hint is carried as the provider gave it: a day is a day. Clamping it to
  * {@code throttle.max-wait} is the gate's job, not the classifier's.
  */
 public final class Verdict {
@@ -48,8 +49,8 @@ public final class Verdict {
 	/**
 	 * A verdict with an optional wait hint and error type.
 	 * @param outcome the outcome
-	 * @param waitHint the wait the provider asked for, or {@code null}; negative values are
-	 * treated as zero
+	 * @param waitHint the wait the provider asked for, or {@code null}; negative values
+	 * are treated as zero
 	 * @param errorType the provider's error type or code, or {@code null}
 	 * @return the verdict
 	 */
@@ -58,8 +59,7 @@ public final class Verdict {
 		if (waitHint == null && errorType == null) {
 			return PLAIN[outcome.ordinal()];
 		}
-		return new Verdict(outcome, (waitHint != null && waitHint.isNegative()) ? Duration.ZERO : waitHint,
-				errorType);
+		return new Verdict(outcome, (waitHint != null && waitHint.isNegative()) ? Duration.ZERO : waitHint, errorType);
 	}
 
 	public Outcome outcome() {

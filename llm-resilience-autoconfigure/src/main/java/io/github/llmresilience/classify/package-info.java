@@ -1,5 +1,6 @@
 /**
- * What a provider's answer says: the verdict, its outcome and wait hint, and the classifiers that give it.
+ * What a provider's answer says: the verdict, its outcome and wait hint, and the
+ * classifiers that give it.
  */
 @NullMarked
 package io.github.llmresilience.classify;

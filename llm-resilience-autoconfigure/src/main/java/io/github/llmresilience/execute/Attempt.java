@@ -42,7 +42,10 @@ public final class Attempt {
 		}
 	}
 
-	/** Where the attempt stands. A field, not an AtomicReference: one object less per call. */
+	/**
+	 * Where the attempt stands. A field, not an AtomicReference: one object less per
+	 * call.
+	 */
 	private volatile State state = State.IN_FLIGHT;
 
 	/** When the attempt started, on the engine's monotonic time source. */
@@ -79,12 +82,17 @@ public final class Attempt {
 		return this.targetAttempt;
 	}
 
-	/** How long this attempt may take: the target's attempt timeout, cut to the deadline. */
+	/**
+	 * How long this attempt may take: the target's attempt timeout, cut to the deadline.
+	 */
 	public Duration timeout() {
 		return this.timeout;
 	}
 
-	/** Time left before the call's deadline (every call has one: {@code timeouts.call} by default). */
+	/**
+	 * Time left before the call's deadline (every call has one: {@code timeouts.call} by
+	 * default).
+	 */
 	public Duration timeLeft() {
 		return this.timeLeft;
 	}
@@ -133,7 +141,9 @@ public final class Attempt {
 		/** Settled by its result: a value, completion or an error. */
 		ANSWERED,
 
-		/** Settled by cancellation, or claimed by the timeout alarm of a blocking call. */
+		/**
+		 * Settled by cancellation, or claimed by the timeout alarm of a blocking call.
+		 */
 		CANCELLED,
 
 		/** The timeout alarm's interrupt has been delivered to the blocking caller. */

@@ -25,18 +25,17 @@ import io.github.llmresilience.retry.internal.Backoff;
  * @param observer told about every attempt, retry, backoff and end of a call
  * @param callTimeout the deadline of a call that sets none
  */
-record CallContext(Clock clock, LongSupplier nanoTime, RetrySettings retry, Backoff backoff,
-		ErrorExtractors extractors, UnknownExceptions unknownExceptions, UnclassifiedListener unclassified,
-		CallObserver observer, Duration callTimeout) {
+record CallContext(Clock clock, LongSupplier nanoTime, RetrySettings retry, Backoff backoff, ErrorExtractors extractors,
+		UnknownExceptions unknownExceptions, UnclassifiedListener unclassified, CallObserver observer,
+		Duration callTimeout) {
 
 	long now() {
 		return this.nanoTime.getAsLong();
 	}
 
-
 	/**
-	 * Elapsed times need a monotonic source: the system clock gets {@link System#nanoTime()};
-	 * any other clock (a test's) is its own time source.
+	 * Elapsed times need a monotonic source: the system clock gets
+	 * {@link System#nanoTime()}; any other clock (a test's) is its own time source.
 	 */
 	static LongSupplier nanoTimeOf(Clock clock) {
 		if (clock.withZone(ZoneOffset.UTC).equals(Clock.systemUTC())) {

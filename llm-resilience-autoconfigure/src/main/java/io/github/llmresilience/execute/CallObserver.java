@@ -41,7 +41,9 @@ public interface CallObserver {
 	default void onBackoff(String chain, Target target, long nanos) {
 	}
 
-	/** The call was served by the target at this position of the chain (0 is the first). */
+	/**
+	 * The call was served by the target at this position of the chain (0 is the first).
+	 */
 	default void onServed(String chain, Target target, int position, long nanos) {
 	}
 

@@ -18,10 +18,11 @@ import org.jspecify.annotations.Nullable;
  * attempt's verdict was, and what to do after a failure. Both the reactive and the
  * blocking driver use it; it is confined to one call, one step at a time.
  *
- * <p>Every attempt holds a breaker permit from {@link #nextTarget()} (or a retry's
- * acquire) until exactly one of {@link #succeeded}, {@link #failed}, {@link #interrupted}
- * or {@link #abandoned} settles it. {@link #failed} and {@link #interrupted} settle it in
- * a {@code finally}: whatever an extractor, classifier or listener throws, the permit is
+ * <p>
+ * Every attempt holds a breaker permit from {@link #nextTarget()} (or a retry's acquire)
+ * until exactly one of {@link #succeeded}, {@link #failed}, {@link #interrupted} or
+ * {@link #abandoned} settles it. {@link #failed} and {@link #interrupted} settle it in a
+ * {@code finally}: whatever an extractor, classifier or listener throws, the permit is
  * recorded or given back, so a half-open breaker cannot be wedged by a failing callback.
  */
 final class ChainRun {
@@ -194,7 +195,10 @@ final class ChainRun {
 		observer.onServed(this.chain, target.target(), this.index, end - this.startNanos);
 	}
 
-	/** A value or completion came first: record the success unless the attempt was settled. */
+	/**
+	 * A value or completion came first: record the success unless the attempt was
+	 * settled.
+	 */
 	void answered(TargetRuntime target, Attempt attempt) {
 		if (attempt.settle(Attempt.State.ANSWERED)) {
 			succeeded(target, attempt.startNanos(), now());
@@ -260,8 +264,9 @@ final class ChainRun {
 		observer.onAttempt(this.chain, target.target(), verdict, nanos);
 		Outcome outcome = verdict.outcome();
 		if (outcome == Outcome.SUCCESS) {
-			// The provider answered and the caller's own code failed afterwards (decoding,
-			// mapping): not the provider's fault, and no other target would do better.
+			// The provider answered and the caller's own code failed afterwards
+			// (decoding, mapping): not the provider's fault, and no other target would do
+			// better.
 			this.stopError = error;
 			return Next.STOP;
 		}
@@ -337,8 +342,8 @@ final class ChainRun {
 			return RetryResult.MAX_ATTEMPTS;
 		}
 		long delay = backoffNanos(this.targetAttempts - 1, verdict);
-		// A retry must fit before the deadline; after a timeout, a whole new attempt must,
-		// or the retry would only time out again at the deadline.
+		// A retry must fit before the deadline; after a timeout, a whole new attempt
+		// must, or the retry would only time out again at the deadline.
 		long needed = delay + (isTimeout(verdict) ? target.timeout(this.streaming).current().toNanos() : 0);
 		if (this.context.now() + needed >= this.deadlineNanos) {
 			return RetryResult.DEADLINE;
@@ -350,7 +355,10 @@ final class ChainRun {
 		return RetryResult.ATTEMPTED;
 	}
 
-	/** The backoff before retry {@code n}: the provider's hint when it gave one, else full jitter. */
+	/**
+	 * The backoff before retry {@code n}: the provider's hint when it gave one, else full
+	 * jitter.
+	 */
 	private long backoffNanos(int retry, Verdict verdict) {
 		Duration hint = verdict.waitHint().orElse(null);
 		if (hint != null) {
@@ -431,7 +439,9 @@ final class ChainRun {
 		return error;
 	}
 
-	/** An error for a blocking caller: unchecked ones as they are, checked ones wrapped. */
+	/**
+	 * An error for a blocking caller: unchecked ones as they are, checked ones wrapped.
+	 */
 	static RuntimeException unchecked(Throwable error) {
 		if (error instanceof RuntimeException runtime) {
 			return runtime;

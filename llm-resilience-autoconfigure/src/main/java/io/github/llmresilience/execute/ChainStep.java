@@ -54,7 +54,8 @@ public record ChainStep(String target, int attempt, @Nullable Verdict verdict, @
 
 	/** Whether this step says the target was only rate limited. */
 	public boolean isThrottle() {
-		return this.skipped == Skip.SCOPE_GATED || (this.verdict != null && this.verdict.outcome() == Outcome.THROTTLED);
+		return this.skipped == Skip.SCOPE_GATED
+				|| (this.verdict != null && this.verdict.outcome() == Outcome.THROTTLED);
 	}
 
 	@Override

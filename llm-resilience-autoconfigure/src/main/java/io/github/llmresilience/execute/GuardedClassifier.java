@@ -50,7 +50,10 @@ final class GuardedClassifier implements ProviderErrorClassifier {
 		return statusOnly(response);
 	}
 
-	/** What the answer's kind and status alone say, as the design's default rule reads them. */
+	/**
+	 * What the answer's kind and status alone say, as the design's default rule reads
+	 * them.
+	 */
 	static Verdict statusOnly(ProviderResponse response) {
 		return switch (response.kind()) {
 			case TIMEOUT -> Verdict.of(Outcome.AVAILABILITY, null, "timeout");

@@ -56,13 +56,12 @@ public final class LlmResilience {
 	LlmResilience(LlmResilienceBuilder builder, TargetRegistry registry, StateChanges events) {
 		UnclassifiedListener unclassified = UnclassifiedListeners.guarded(builder.unclassified);
 		this.context = new CallContext(builder.clock, CallContext.nanoTimeOf(builder.clock), builder.retry,
-				new Backoff(builder.retry.backoffBase(), builder.retry.backoffMax(), builder.random), builder.extractors,
-				builder.unknownExceptions, unclassified, GuardedCallObserver.of(builder.observer),
+				new Backoff(builder.retry.backoffBase(), builder.retry.backoffMax(), builder.random),
+				builder.extractors, builder.unknownExceptions, unclassified, GuardedCallObserver.of(builder.observer),
 				builder.timeouts.call());
 		this.scheduler = builder.scheduler;
-		ProviderClassifiers classifiers = (builder.classifiers != null) ? builder.classifiers
-				: ProviderClassifiers.builtIn(new ClassifierSettings(builder.clock,
-						ClassifierSettings.DEFAULT_QUOTA_THRESHOLD, unclassified));
+		ProviderClassifiers classifiers = (builder.classifiers != null) ? builder.classifiers : ProviderClassifiers
+			.builtIn(new ClassifierSettings(builder.clock, ClassifierSettings.DEFAULT_QUOTA_THRESHOLD, unclassified));
 		this.targets = new TargetRuntimes(builder, registry, this.context, classifiers,
 				new Breakers(builder.clock, events, builder.circuitBreakers),
 				new ThrottleGate(builder.clock, builder.throttle, events),
@@ -133,8 +132,9 @@ public final class LlmResilience {
 			source = Objects.requireNonNull(call.call(attempt), "TargetCall returned null");
 		}
 		catch (Throwable ex) {
-			// Checked exceptions thrown sneakily, AssertionErrors: whatever the call function
-			// throws goes the way of an error signal, so that its permit is settled.
+			// Checked exceptions thrown sneakily, AssertionErrors: whatever the call
+			// function throws goes the way of an error signal, so that its permit is
+			// settled.
 			source = Mono.error(ChainRun.thrown(target, ex));
 		}
 		return source.timeout(attempt.timeout(), this.scheduler)
@@ -167,7 +167,8 @@ public final class LlmResilience {
 		Objects.requireNonNull(chain, "chain");
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
-		return Flux.defer(() -> nextStream(new ChainRun(this.context, chain, this.targets.chain(chain), options, true), call));
+		return Flux
+			.defer(() -> nextStream(new ChainRun(this.context, chain, this.targets.chain(chain), options, true), call));
 	}
 
 	private <T> Flux<T> nextStream(ChainRun run, StreamingTargetCall<T> call) {
@@ -280,7 +281,7 @@ public final class LlmResilience {
 			if (attempt == null) {
 				throw run.unavailable("deadline exceeded");
 			}
-				Thread caller = Thread.currentThread();
+			Thread caller = Thread.currentThread();
 			Disposable alarm = this.scheduler.schedule(() -> {
 				if (attempt.settle(State.CANCELLED)) {
 					caller.interrupt();
@@ -301,14 +302,16 @@ public final class LlmResilience {
 			long start = attempt.startNanos();
 			long nanos = end - start;
 			if (timedOut) {
-				// The alarm has claimed the attempt: wait the instant until its interrupt is
-				// delivered, then take the interrupt back so it does not leak to the caller.
+				// The alarm has claimed the attempt: wait the instant until its interrupt
+				// is delivered, then take the interrupt back so it does not leak to the
+				// caller.
 				while (attempt.state() != State.INTERRUPTED) {
 					Thread.onSpinWait();
 				}
 				Thread.interrupted();
 				if (error != null) {
-					error = new TimeoutException("Attempt on " + target.name() + " timed out after " + attempt.timeout());
+					error = new TimeoutException(
+							"Attempt on " + target.name() + " timed out after " + attempt.timeout());
 				}
 			}
 			else if (error instanceof InterruptedException) {
@@ -337,7 +340,7 @@ public final class LlmResilience {
 		}
 	}
 
-	// State and operations ---------------------------------------------------------------
+	// State and operations
 
 	/**
 	 * The earliest moment a target of the chain may serve, or now when one can.
@@ -357,9 +360,10 @@ public final class LlmResilience {
 
 	/**
 	 * Classify an answer the way the engine would for the given target, with the target's
-	 * provider classifier: for an adapter that sees a 2xx its client would not treat as an
-	 * error (a refusal, an error envelope) and wants to know before handing it on. Never
-	 * throws for a known target; a classifier that fails yields the status-only verdict.
+	 * provider classifier: for an adapter that sees a 2xx its client would not treat as
+	 * an error (a refusal, an error envelope) and wants to know before handing it on.
+	 * Never throws for a known target; a classifier that fails yields the status-only
+	 * verdict.
 	 * @param target the target's name
 	 * @param response the provider's answer
 	 * @return the verdict

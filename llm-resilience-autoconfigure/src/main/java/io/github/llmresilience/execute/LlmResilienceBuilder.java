@@ -27,8 +27,8 @@ import reactor.core.scheduler.Scheduler;
 
 /**
  * Builds an {@link LlmResilience} without Spring, as the auto-configuration does from
- * {@code llm.resilience.*}: every setting starts at its default, and each settings
- * record checks its own ranges when it is made.
+ * {@code llm.resilience.*}: every setting starts at its default, and each settings record
+ * checks its own ranges when it is made.
  *
  * <pre class="code">
  * LlmResilience resilience = LlmResilience.builder()
@@ -122,7 +122,10 @@ public final class LlmResilienceBuilder {
 		return this;
 	}
 
-	/** Which target attributes name a failure domain: provider, model, region, account, target. */
+	/**
+	 * Which target attributes name a failure domain: provider, model, region, account,
+	 * target.
+	 */
 	public LlmResilienceBuilder failureDomain(List<String> dimensions) {
 		this.failureDomain = List.copyOf(dimensions);
 		return this;
@@ -171,8 +174,8 @@ public final class LlmResilienceBuilder {
 	}
 
 	/**
-	 * Whose fault an exception is that no extractor recognises: the caller's by
-	 * default (surfaces unchanged, never recorded), or the provider's.
+	 * Whose fault an exception is that no extractor recognises: the caller's by default
+	 * (surfaces unchanged, never recorded), or the provider's.
 	 */
 	public LlmResilienceBuilder unknownExceptions(UnknownExceptions unknownExceptions) {
 		this.unknownExceptions = Objects.requireNonNull(unknownExceptions);
@@ -184,16 +187,19 @@ public final class LlmResilienceBuilder {
 		return this;
 	}
 
-	/** Where state changes go; by default a new {@link StateChanges} on this builder's clock. */
+	/**
+	 * Where state changes go; by default a new {@link StateChanges} on this builder's
+	 * clock.
+	 */
 	public LlmResilienceBuilder events(@Nullable StateChanges events) {
 		this.events = events;
 		return this;
 	}
 
 	/**
-	 * Where the failure domains' Resilience4j breakers are kept, so that
-	 * Resilience4j's own meter binders can find them; by default a registry of their
-	 * own. Change their state through {@link LlmResilience#operator()}.
+	 * Where the failure domains' Resilience4j breakers are kept, so that Resilience4j's
+	 * own meter binders can find them; by default a registry of their own. Change their
+	 * state through {@link LlmResilience#operator()}.
 	 */
 	public LlmResilienceBuilder circuitBreakers(CircuitBreakerRegistry circuitBreakers) {
 		this.circuitBreakers = Objects.requireNonNull(circuitBreakers);

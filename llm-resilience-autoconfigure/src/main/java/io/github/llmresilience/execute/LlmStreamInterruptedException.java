@@ -50,7 +50,9 @@ public class LlmStreamInterruptedException extends RuntimeException {
 		return this.verdict;
 	}
 
-	/** What the failure itself was classified as (a timeout, an overloaded event, ...). */
+	/**
+	 * What the failure itself was classified as (a timeout, an overloaded event, ...).
+	 */
 	public Verdict causeVerdict() {
 		return this.causeVerdict;
 	}

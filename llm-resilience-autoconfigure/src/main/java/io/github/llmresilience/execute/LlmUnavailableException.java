@@ -70,8 +70,8 @@ public class LlmUnavailableException extends RuntimeException {
 
 	private static String message(String chain, List<ChainStep> steps, Instant retryAfter, @Nullable String reason) {
 		return "No target of chain '" + chain + "' could serve the call" + ((reason != null) ? " (" + reason + ")" : "")
-				+ ": " + steps.stream().map(ChainStep::toString).collect(Collectors.joining("; "))
-				+ "; retry after " + retryAfter;
+				+ ": " + steps.stream().map(ChainStep::toString).collect(Collectors.joining("; ")) + "; retry after "
+				+ retryAfter;
 	}
 
 }

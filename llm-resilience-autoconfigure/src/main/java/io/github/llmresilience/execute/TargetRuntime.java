@@ -24,10 +24,10 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The guard of one target, resolved once at startup so that the hot path does no
- * lookups: it admits a call (account, quota scope, breaker permit) or says why not and
- * until when, records what an attempt said about the provider where it belongs (breaker,
- * gate, account, measured timeouts), and tells when the target may serve again.
+ * The guard of one target, resolved once at startup so that the hot path does no lookups:
+ * it admits a call (account, quota scope, breaker permit) or says why not and until when,
+ * records what an attempt said about the provider where it belongs (breaker, gate,
+ * account, measured timeouts), and tells when the target may serve again.
  */
 final class TargetRuntime {
 
@@ -58,7 +58,10 @@ final class TargetRuntime {
 	/** The longest wait a provider's hint may promise ({@code throttle.max-wait}). */
 	private final Duration maxWait;
 
-	/** The shortest wait promised after a failure: the backoff base, or a second without one. */
+	/**
+	 * The shortest wait promised after a failure: the backoff base, or a second without
+	 * one.
+	 */
 	private final Duration minPause;
 
 	TargetRuntime(Target target, ProviderErrorClassifier classifier, Breaker breaker, ThrottleGate gate,
@@ -110,7 +113,7 @@ final class TargetRuntime {
 		return this.stall;
 	}
 
-	// Admit ------------------------------------------------------------------------------
+	// Admit
 
 	/**
 	 * Admit a call: its account must be neither parked nor locked, its quota scope
@@ -151,7 +154,7 @@ final class TargetRuntime {
 		return new ChainStep(name(), 0, null, why, Duration.ZERO, until);
 	}
 
-	// Record -----------------------------------------------------------------------------
+	// Record
 
 	/**
 	 * The provider answered: settle the permit as a success, measure the time.
@@ -190,7 +193,7 @@ final class TargetRuntime {
 		}
 	}
 
-	// Tell -------------------------------------------------------------------------------
+	// Tell
 
 	/** Whether a call could be admitted now: account, scope and breaker all allow it. */
 	boolean isUsable() {
@@ -199,10 +202,10 @@ final class TargetRuntime {
 
 	/**
 	 * When this target may serve again: after its account's park or lock, its scope's
-	 * gate and its breaker's open time; a target that just failed, or whose breaker has no
-	 * trial free, gets at least a pause (the provider's hint, cut to {@code throttle.max-wait},
-	 * when longer). All from the caller's one reading of the clock, so the answer is never
-	 * already in the past.
+	 * gate and its breaker's open time; a target that just failed, or whose breaker has
+	 * no trial free, gets at least a pause (the provider's hint, cut to
+	 * {@code throttle.max-wait}, when longer). All from the caller's one reading of the
+	 * clock, so the answer is never already in the past.
 	 * @param lastVerdict the verdict of this call's last attempt on it, or {@code null}
 	 */
 	Instant availableAt(Instant now, @Nullable Verdict lastVerdict) {
@@ -285,7 +288,10 @@ final class TargetRuntime {
 				snapshot.timeouts(), snapshot.measured(), snapshot.backedOff());
 	}
 
-	/** The instant when it lies ahead, else {@code null}; never {@link Instant#MAX} ("never"). */
+	/**
+	 * The instant when it lies ahead, else {@code null}; never {@link Instant#MAX}
+	 * ("never").
+	 */
 	private static @Nullable Instant future(@Nullable Instant instant, Instant now) {
 		return (instant != null && instant.isAfter(now) && !instant.equals(Instant.MAX)) ? instant : null;
 	}

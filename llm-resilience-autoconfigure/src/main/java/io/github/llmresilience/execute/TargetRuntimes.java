@@ -129,13 +129,13 @@ final class TargetRuntimes implements Operator {
 		return (value != null) ? value : fallback;
 	}
 
-	// Resolve ----------------------------------------------------------------------------
+	// Resolve
 
 	TargetRuntime get(String target) {
 		TargetRuntime runtime = this.byName.get(target);
 		if (runtime == null) {
-			throw new IllegalArgumentException("No target named '" + target + "'; known targets: "
-					+ this.byName.keySet());
+			throw new IllegalArgumentException(
+					"No target named '" + target + "'; known targets: " + this.byName.keySet());
 		}
 		return runtime;
 	}
@@ -151,16 +151,17 @@ final class TargetRuntimes implements Operator {
 	TargetRuntime[] single(String target) {
 		TargetRuntime[] targets = this.singles.get(target);
 		if (targets == null) {
-			throw new IllegalArgumentException("No target named '" + target + "'; known targets: "
-					+ this.singles.keySet());
+			throw new IllegalArgumentException(
+					"No target named '" + target + "'; known targets: " + this.singles.keySet());
 		}
 		return targets;
 	}
 
 	private Map<String, TargetRuntime[]> resolveChains() {
 		Map<String, TargetRuntime[]> resolved = new LinkedHashMap<>();
-		this.registry.chains().forEach((name, members) -> resolved.put(name,
-				members.stream().map(this.byName::get).toArray(TargetRuntime[]::new)));
+		this.registry.chains()
+			.forEach((name, members) -> resolved.put(name,
+					members.stream().map(this.byName::get).toArray(TargetRuntime[]::new)));
 		return Collections.unmodifiableMap(resolved);
 	}
 
@@ -180,7 +181,7 @@ final class TargetRuntimes implements Operator {
 		return (earliest != null) ? earliest : now;
 	}
 
-	// State ------------------------------------------------------------------------------
+	// State
 
 	ResilienceState state() {
 		Instant now = this.clock.instant();
@@ -203,15 +204,16 @@ final class TargetRuntimes implements Operator {
 			for (String member : members) {
 				usable |= targets.get(member).usable();
 			}
-			chains.put(name, new ChainState(name, members, this.registry.configuredChains().getOrDefault(name, List.of()),
-					usable, usable ? null : availableAt(runtimes, now)));
+			chains.put(name,
+					new ChainState(name, members, this.registry.configuredChains().getOrDefault(name, List.of()),
+							usable, usable ? null : availableAt(runtimes, now)));
 		});
 		return new ResilienceState(now, Collections.unmodifiableMap(targets), Collections.unmodifiableMap(chains),
 				Collections.unmodifiableMap(breakers), Collections.unmodifiableMap(scopes),
 				Collections.unmodifiableMap(accounts));
 	}
 
-	// Operate ----------------------------------------------------------------------------
+	// Operate
 
 	@Override
 	public void forceOpen(String target) {
@@ -262,8 +264,7 @@ final class TargetRuntimes implements Operator {
 		Map<String, Boolean> known = new TreeMap<>();
 		this.byName.values().forEach((runtime) -> known.put(runtime.target().account(), true));
 		if (!known.containsKey(account)) {
-			throw new IllegalArgumentException("No account named '" + account + "'; known accounts: "
-					+ known.keySet());
+			throw new IllegalArgumentException("No account named '" + account + "'; known accounts: " + known.keySet());
 		}
 		return account;
 	}

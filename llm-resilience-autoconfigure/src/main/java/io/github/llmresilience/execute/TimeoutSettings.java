@@ -19,7 +19,9 @@ import io.github.llmresilience.timeout.internal.TimeLimits;
 public record TimeoutSettings(Duration attempt, Duration firstToken, Duration stall, AdaptiveSettings adaptive,
 		Duration call) {
 
-	/** The default deadline of a call: one timed-out attempt and a whole one on a backup. */
+	/**
+	 * The default deadline of a call: one timed-out attempt and a whole one on a backup.
+	 */
 	public static final Duration DEFAULT_CALL = Duration.ofSeconds(60);
 
 	/**
@@ -42,7 +44,10 @@ public record TimeoutSettings(Duration attempt, Duration firstToken, Duration st
 		this(attempt, firstToken, stall, adaptive, DEFAULT_CALL);
 	}
 
-	/** 30 s per attempt, 5 s to the first token, 10 s stall, 60 s per call, adaptive after 200 samples. */
+	/**
+	 * 30 s per attempt, 5 s to the first token, 10 s stall, 60 s per call, adaptive after
+	 * 200 samples.
+	 */
 	public static TimeoutSettings defaults() {
 		return new TimeoutSettings(Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofSeconds(10),
 				AdaptiveSettings.defaults());

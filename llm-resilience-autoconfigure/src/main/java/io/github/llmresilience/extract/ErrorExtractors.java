@@ -35,7 +35,10 @@ public final class ErrorExtractors {
 		this.extractors = List.copyOf(all);
 	}
 
-	/** Only the JDK and Reactor Netty transport failures and {@link ProviderAnswerException}. */
+	/**
+	 * Only the JDK and Reactor Netty transport failures and
+	 * {@link ProviderAnswerException}.
+	 */
 	public static ErrorExtractors standard() {
 		return new ErrorExtractors(List.of());
 	}
@@ -64,7 +67,8 @@ public final class ErrorExtractors {
 					throw fatal;
 				}
 				catch (Throwable ex) {
-					// An extractor is an application's bean too: one that fails knows nothing.
+					// An extractor is an application's bean too: one that fails knows
+					// nothing.
 					response = null;
 				}
 				if (response != null) {

@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Reads the OpenAI Java SDK's {@link OpenAIServiceException}: status, headers and body.
  * Its transport failures ({@code OpenAIIoException}) are read from their cause. Set the
- * SDK's {@code maxRetries(0)} when this starter owns retrying, so retries do not multiply.
+ * SDK's {@code maxRetries(0)} when this starter owns retrying, so retries do not
+ * multiply.
  */
 public final class OpenAiSdkErrorExtractor implements ErrorExtractor {
 

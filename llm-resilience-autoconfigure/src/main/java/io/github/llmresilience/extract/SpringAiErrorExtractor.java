@@ -8,9 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Reads Spring AI's {@code TransientAiException} and {@code NonTransientAiException},
- * whose message carries the status and body as {@code "429 - {...}"} (or
- * {@code "HTTP 429 - {...}"}). Known by class name, so Spring AI need not be on the
- * classpath.
+ * whose message carries the status and body as {@code "429 - {...}"} (or {@code "HTTP 429
+ * - {...}"}). Known by class name, so Spring AI need not be on the classpath.
  */
 public final class SpringAiErrorExtractor implements ErrorExtractor {
 

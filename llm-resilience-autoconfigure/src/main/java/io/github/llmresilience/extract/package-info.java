@@ -1,5 +1,6 @@
 /**
- * From an exception to the provider's answer it carries: extractors for transports and vendor SDKs.
+ * From an exception to the provider's answer it carries: extractors for transports and
+ * vendor SDKs.
  */
 @NullMarked
 package io.github.llmresilience.extract;

@@ -21,7 +21,8 @@ import io.micrometer.core.instrument.Timer;
  * per attempt (against the application's own), retry rate, retries refused, backoff as a
  * share of latency, fallbacks and exhausted chains.
  *
- * <p>Every tag value comes from configuration (chain and target names, provider, model,
+ * <p>
+ * Every tag value comes from configuration (chain and target names, provider, model,
  * region) or from a closed set (outcome, retry result), so the number of series is
  * bounded; no error message, URL or credential becomes a tag.
  */
@@ -124,11 +125,13 @@ public class LlmCallMetrics implements CallObserver {
 	}
 
 	private static Tags targetTags(String chain, Target target) {
-		return Tags.of("chain", chain, "target", target.name(), "provider", target.provider(), "model",
-				target.model(), "region", target.region());
+		return Tags.of("chain", chain, "target", target.name(), "provider", target.provider(), "model", target.model(),
+				"region", target.region());
 	}
 
-	/** Tag values of an enum: {@code BUDGET_EXHAUSTED} becomes {@code budget-exhausted}. */
+	/**
+	 * Tag values of an enum: {@code BUDGET_EXHAUSTED} becomes {@code budget-exhausted}.
+	 */
 	private static String[] tags(Enum<?>[] values) {
 		String[] tags = new String[values.length];
 		for (Enum<?> value : values) {

@@ -31,12 +31,14 @@ public class LlmResilienceStateMetrics implements MeterBinder {
 
 	@Override
 	public void bindTo(MeterRegistry registry) {
-		Gauge.builder(GATED_SCOPES, this.resilience, (resilience) -> resilience.state()
-			.scopes()
-			.values()
-			.stream()
-			.filter((scope) -> scope.gatedUntil() != null)
-			.count())
+		Gauge
+			.builder(GATED_SCOPES, this.resilience,
+					(resilience) -> resilience.state()
+						.scopes()
+						.values()
+						.stream()
+						.filter((scope) -> scope.gatedUntil() != null)
+						.count())
 			.description("Quota scopes (account/model) gated after a rate limit")
 			.strongReference(true)
 			.register(registry);

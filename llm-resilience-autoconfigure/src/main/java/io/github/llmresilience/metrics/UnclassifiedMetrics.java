@@ -12,17 +12,18 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Counts classifications that fell back to the default
- * ({@code llm.resilience.classification.unclassified}) by provider, status and error type,
- * so that the provider tables get maintained.
+ * ({@code llm.resilience.classification.unclassified}) by provider, status and error
+ * type, so that the provider tables get maintained.
  *
- * <p>Bounded: at most {@value #MAX_SERIES} distinct {@code (provider, status, type)} series.
+ * <p>
+ * Bounded: at most {@value #MAX_SERIES} distinct {@code (provider, status, type)} series.
  * Every defaulted classification past them is counted, never dropped, in one overflow
  * series per provider, {@code status=other, type=other}: an endpoint that invents error
  * types or status codes, or an application whose own exceptions are reported with status
- * 0 and their class's simple name, cannot flood the registry. (A provider id comes from the
- * application's configuration, not from a provider's answer, so there are as many
- * overflow series as configured providers.) The type is cut to 64 plain characters here as
- * well, whoever called.
+ * 0 and their class's simple name, cannot flood the registry. (A provider id comes from
+ * the application's configuration, not from a provider's answer, so there are as many
+ * overflow series as configured providers.) The type is cut to 64 plain characters here
+ * as well, whoever called.
  */
 public class UnclassifiedMetrics implements UnclassifiedListener {
 
@@ -76,7 +77,10 @@ public class UnclassifiedMetrics implements UnclassifiedListener {
 			.register(this.registry);
 	}
 
-	/** At most 64 plain characters; {@code none} when there is nothing (an anonymous class). */
+	/**
+	 * At most 64 plain characters; {@code none} when there is nothing (an anonymous
+	 * class).
+	 */
 	private static String type(@Nullable String errorType) {
 		if (errorType == null) {
 			return "none";

@@ -39,7 +39,10 @@ public record RetrySettings(int maxAttempts, Duration backoffBase, Duration back
 		requireRange("budgetMinimum", budgetMinimum, 0, 1_000_000);
 	}
 
-	/** 3 attempts, 500 ms to 30 s backoff, retries at most 10 % of calls over 10 s (at least 3). */
+	/**
+	 * 3 attempts, 500 ms to 30 s backoff, retries at most 10 % of calls over 10 s (at
+	 * least 3).
+	 */
 	public static RetrySettings defaults() {
 		return new RetrySettings(3, Duration.ofMillis(500), Duration.ofSeconds(30), 0.1, Duration.ofSeconds(10), 3);
 	}

@@ -1,5 +1,6 @@
 /**
- * Same-target retries: their settings. Backoff and the retry budget are in {@code retry.internal}.
+ * Same-target retries: their settings. Backoff and the retry budget are in
+ * {@code retry.internal}.
  */
 @NullMarked
 package io.github.llmresilience.retry;

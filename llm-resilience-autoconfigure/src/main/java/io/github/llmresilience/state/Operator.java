@@ -11,7 +11,10 @@ import java.util.List;
  */
 public interface Operator {
 
-	/** Hold the breaker of a target's failure domain open until an operator closes or resets it. */
+	/**
+	 * Hold the breaker of a target's failure domain open until an operator closes or
+	 * resets it.
+	 */
 	void forceOpen(String target);
 
 	/** Close the breaker of a target's failure domain, keeping its recorded calls. */

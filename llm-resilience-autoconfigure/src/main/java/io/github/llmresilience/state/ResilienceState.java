@@ -28,7 +28,8 @@ public record ResilienceState(Instant at, Map<String, TargetState> targets, Map<
 	public TargetState target(String name) {
 		TargetState target = this.targets.get(name);
 		if (target == null) {
-			throw new IllegalArgumentException("No target named '" + name + "'; known targets: " + this.targets.keySet());
+			throw new IllegalArgumentException(
+					"No target named '" + name + "'; known targets: " + this.targets.keySet());
 		}
 		return target;
 	}

@@ -44,14 +44,13 @@ public record TargetState(String name, String provider, String model, String reg
 	 * @param slowCalls the slow calls in the window, successful or not
 	 * @param slowSuccessfulCalls the slow successful calls in the window
 	 * @param notPermittedCalls the calls refused while open
-	 * @param availableAt when an open breaker lets a trial call through; {@code null} when
-	 * it lets calls through now, or when it is held open by an operator
+	 * @param availableAt when an open breaker lets a trial call through; {@code null}
+	 * when it lets calls through now, or when it is held open by an operator
 	 * @param settings its thresholds
 	 */
-	public record BreakerState(String domain, Status status, float failureRate, float slowCallRate,
-			int bufferedCalls, int successfulCalls, int failedCalls, int slowCalls, int slowSuccessfulCalls,
-			long notPermittedCalls, @Nullable Instant availableAt,
-			BreakerSettings settings) {
+	public record BreakerState(String domain, Status status, float failureRate, float slowCallRate, int bufferedCalls,
+			int successfulCalls, int failedCalls, int slowCalls, int slowSuccessfulCalls, long notPermittedCalls,
+			@Nullable Instant availableAt, BreakerSettings settings) {
 
 		/** Where a breaker stands (Resilience4j's states, by the same names). */
 		public enum Status {
@@ -68,7 +67,9 @@ public record TargetState(String name, String provider, String model, String reg
 			/** Held open by an operator until one closes or resets it. */
 			FORCED_OPEN,
 
-			/** Switched off by an operator: every call goes through, nothing is recorded. */
+			/**
+			 * Switched off by an operator: every call goes through, nothing is recorded.
+			 */
 			DISABLED,
 
 			/** Records calls but never opens. */

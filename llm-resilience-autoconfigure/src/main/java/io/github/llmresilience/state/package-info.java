@@ -1,5 +1,6 @@
 /**
- * A read-only snapshot of every target, chain, failure domain, quota scope and account, and the operator's commands.
+ * A read-only snapshot of every target, chain, failure domain, quota scope and account,
+ * and the operator's commands.
  */
 @NullMarked
 package io.github.llmresilience.state;

@@ -42,7 +42,10 @@ public record AccountSettings(Duration defaultPark, Duration maxPark, int lockAf
 		}
 	}
 
-	/** Park 1 h (31 d at most); lock after 2 credential errors for 1 min, doubling up to 1 h. */
+	/**
+	 * Park 1 h (31 d at most); lock after 2 credential errors for 1 min, doubling up to 1
+	 * h.
+	 */
 	public static AccountSettings defaults() {
 		return new AccountSettings(Duration.ofHours(1), Duration.ofDays(31), 2, Duration.ofMinutes(1),
 				Duration.ofHours(1));

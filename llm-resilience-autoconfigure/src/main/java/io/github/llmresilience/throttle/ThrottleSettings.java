@@ -8,14 +8,14 @@ import io.github.llmresilience.timeout.internal.TimeLimits;
  * How long a rate-limited quota scope stays gated. A component out of its range fails
  * construction.
  *
- * @param defaultWait the gate when the provider named no wait, or one below {@code minWait};
- * positive, at most {@code maxWait}
+ * @param defaultWait the gate when the provider named no wait, or one below
+ * {@code minWait}; positive, at most {@code maxWait}
  * @param maxWait the longest gate; longer hints are cut to it; positive, at most
  * {@link TimeLimits#MAX}
  * @param minWait the shortest hint believed: a zero, sub-millisecond or already-passed
  * hint (clock skew) would gate the scope for nothing and send every call to the
- * rate-limited target first, so anything shorter counts as no hint; zero believes
- * every hint; zero or more and below {@code defaultWait}
+ * rate-limited target first, so anything shorter counts as no hint; zero believes every
+ * hint; zero or more and below {@code defaultWait}
  */
 public record ThrottleSettings(Duration defaultWait, Duration maxWait, Duration minWait) {
 

@@ -1,5 +1,6 @@
 /**
- * Quota scopes and accounts: their settings. The gates and accounts are in {@code throttle.internal}.
+ * Quota scopes and accounts: their settings. The gates and accounts are in
+ * {@code throttle.internal}.
  */
 @NullMarked
 package io.github.llmresilience.throttle;

@@ -20,8 +20,7 @@ import io.github.llmresilience.timeout.internal.TimeLimits;
  * @param floorRatio the shortest timeout the measurement may set, as a fraction of the
  * configured value (0 to 1); the higher of this and {@code floor} holds
  */
-public record AdaptiveSettings(boolean enabled, int minSamples, double multiplier, Duration floor,
-		double floorRatio) {
+public record AdaptiveSettings(boolean enabled, int minSamples, double multiplier, Duration floor, double floorRatio) {
 
 	/**
 	 * The default {@code floorRatio}: a measured timeout is never shorter than a fifth of
@@ -43,7 +42,10 @@ public record AdaptiveSettings(boolean enabled, int minSamples, double multiplie
 		requireRange("floorRatio", floorRatio, 0, 1);
 	}
 
-	/** Enabled after 200 samples, three times the p99, never below 1 s or a fifth of the configured value. */
+	/**
+	 * Enabled after 200 samples, three times the p99, never below 1 s or a fifth of the
+	 * configured value.
+	 */
 	public static AdaptiveSettings defaults() {
 		return new AdaptiveSettings(true, 200, 3.0, Duration.ofSeconds(1), DEFAULT_FLOOR_RATIO);
 	}

@@ -19,9 +19,10 @@ import org.springframework.core.io.buffer.DataBufferUtils;
  * (the ones already read first, then the rest as the reader asks for it), so nothing is
  * lost and a body of any length reaches the reader unchanged.
  *
- * <p>Buffers are read one at a time until the limit is reached or the body ends; after
- * that the connection is read only on the reader's demand. Whoever gets a
- * {@code BodyPrefix} must either read {@link #body()} or call {@link #discard()}.
+ * <p>
+ * Buffers are read one at a time until the limit is reached or the body ends; after that
+ * the connection is read only on the reader's demand. Whoever gets a {@code BodyPrefix}
+ * must either read {@link #body()} or call {@link #discard()}.
  */
 final class BodyPrefix extends BaseSubscriber<DataBuffer> {
 
@@ -68,7 +69,9 @@ final class BodyPrefix extends BaseSubscriber<DataBuffer> {
 			.doOnDiscard(DataBuffer.class, DataBufferUtils::release);
 	}
 
-	/** Close the connection and release every buffer held, for a body nobody will read. */
+	/**
+	 * Close the connection and release every buffer held, for a body nobody will read.
+	 */
 	void discard() {
 		cancel();
 		// Draining the unused sink releases what it holds, and what an onNext racing with

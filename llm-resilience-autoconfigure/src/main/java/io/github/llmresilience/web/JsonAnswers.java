@@ -11,9 +11,9 @@ import org.springframework.http.HttpStatusCode;
 /**
  * Which success answers the web adapters classify: a 2xx whose content type is JSON
  * ({@code application/json} or any {@code +json} type), where a refusal
- * ({@code finish_reason: content_filter}, {@code stop_reason: refusal}) or a proxy's error
- * envelope ({@code {"error": {...}}} with status 200) hides. Event streams are never read
- * here: buffering them would hold back every token until the prefix is full.
+ * ({@code finish_reason: content_filter}, {@code stop_reason: refusal}) or a proxy's
+ * error envelope ({@code {"error": {...}}} with status 200) hides. Event streams are
+ * never read here: buffering them would hold back every token until the prefix is full.
  */
 final class JsonAnswers {
 
@@ -34,8 +34,7 @@ final class JsonAnswers {
 		}
 		String value = contentTypes.get(0);
 		int parameters = value.indexOf(';');
-		String type = ((parameters >= 0) ? value.substring(0, parameters) : value).trim()
-			.toLowerCase(Locale.ROOT);
+		String type = ((parameters >= 0) ? value.substring(0, parameters) : value).trim().toLowerCase(Locale.ROOT);
 		int slash = type.indexOf('/');
 		if (slash <= 0) {
 			return false;

@@ -48,7 +48,8 @@ import org.springframework.http.client.ClientHttpResponse;
  * Other answers, event streams ({@code text/event-stream}) above all, are handed on
  * unread, so tokens are not held back.
  *
- * <p>A rejected request (400, refusal) comes back as the provider's own response, a 200
+ * <p>
+ * A rejected request (400, refusal) comes back as the provider's own response, a 200
  * refusal as its 200, so the client raises its usual exception or decodes the refusal as
  * usual; an unusable target raises {@code LlmUnavailableException}.
  */
@@ -111,8 +112,8 @@ public final class LlmResilienceClientHttpRequestInterceptor implements ClientHt
 			return new PrefixedResponse(response, prefix);
 		}
 		if (prefix.length < ProviderResponse.MAX_BODY_BYTES) {
-			// The whole body is in hand (readNBytes stops short only at its end): free the
-			// connection before a backoff.
+			// The whole body is in hand (readNBytes stops short only at its end): free
+			// the connection before a backoff.
 			throw new ErrorAnswer(BufferedResponse.of(response, prefix), answer);
 		}
 		PrefixedResponse whole = new PrefixedResponse(response, prefix);

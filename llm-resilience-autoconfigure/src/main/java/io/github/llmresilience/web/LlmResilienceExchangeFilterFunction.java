@@ -46,12 +46,13 @@ import org.springframework.web.reactive.function.client.WebClientResponseExcepti
  * {@code OpenAiChatStream} or {@code AnthropicMessageStream} and
  * {@code LlmResilience.stream}.
  *
- * <p>A rejected request (400, refusal) comes back as the provider's own response, a 200
+ * <p>
+ * A rejected request (400, refusal) comes back as the provider's own response, a 200
  * refusal as its 200, so {@code retrieve()} raises its usual exception or decodes the
  * refusal as usual; an unusable target raises {@code LlmUnavailableException}. The
- * attempt timeout covers the exchange up to the response headers, and for a JSON 2xx up to
- * the bytes classified. Request bodies must be repeatable for retries ({@code bodyValue}
- * is).
+ * attempt timeout covers the exchange up to the response headers, and for a JSON 2xx up
+ * to the bytes classified. Request bodies must be repeatable for retries
+ * ({@code bodyValue} is).
  */
 public final class LlmResilienceExchangeFilterFunction implements ExchangeFilterFunction {
 

@@ -1,5 +1,6 @@
 /**
- * Adapters for Spring's own HTTP clients: a {@code WebClient} filter and a {@code RestClient} interceptor.
+ * Adapters for Spring's own HTTP clients: a {@code WebClient} filter and a
+ * {@code RestClient} interceptor.
  */
 @NullMarked
 package io.github.llmresilience.web;

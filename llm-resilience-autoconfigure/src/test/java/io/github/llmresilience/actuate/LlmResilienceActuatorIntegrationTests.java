@@ -53,9 +53,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
- * The health contributor, the endpoint and the meters in a running application: real
- * HTTP to the actuator, real HTTP from the executor to a fake provider, virtual time for
- * every expiry. One application serves every test; each test starts from a clean state.
+ * The health contributor, the endpoint and the meters in a running application: real HTTP
+ * to the actuator, real HTTP from the executor to a fake provider, virtual time for every
+ * expiry. One application serves every test; each test starts from a clean state.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		classes = LlmResilienceActuatorIntegrationTests.Application.class,
@@ -63,8 +63,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 				"llm.resilience.targets.primary.account=acct-a", "llm.resilience.targets.primary.model=gpt-4o",
 				"llm.resilience.targets.primary.region=us",
 				"llm.resilience.targets.primary.api-key=" + LlmResilienceActuatorIntegrationTests.KEY,
-				"llm.resilience.targets.secondary.provider=openai",
-				"llm.resilience.targets.secondary.account=acct-b",
+				"llm.resilience.targets.secondary.provider=openai", "llm.resilience.targets.secondary.account=acct-b",
 				"llm.resilience.targets.secondary.model=gpt-4o-mini", "llm.resilience.targets.secondary.region=eu",
 				"llm.resilience.targets.secondary.api-key=" + LlmResilienceActuatorIntegrationTests.KEY,
 				"llm.resilience.chains.chat=primary,secondary", "llm.resilience.retry.max-attempts=1",
@@ -164,16 +163,24 @@ class LlmResilienceActuatorIntegrationTests {
 			.expectStatus()
 			.isOk()
 			.expectBody()
-			.jsonPath("$.status").isEqualTo("UP")
-			.jsonPath("$.components.llmResilience.status").isEqualTo("UP")
-			.jsonPath("$.components.llmResilience.details.chains.chat.usable").isEqualTo(true)
+			.jsonPath("$.status")
+			.isEqualTo("UP")
+			.jsonPath("$.components.llmResilience.status")
+			.isEqualTo("UP")
+			.jsonPath("$.components.llmResilience.details.chains.chat.usable")
+			.isEqualTo(true)
 			.jsonPath("$.components.llmResilience.details.chains.chat.targets")
 			.isEqualTo(List.of("primary", "secondary"))
-			.jsonPath("$.components.llmResilience.details.targets.primary.usable").isEqualTo(true)
-			.jsonPath("$.components.llmResilience.details.targets.primary.breaker.domain").isEqualTo("openai/gpt-4o/us")
-			.jsonPath("$.components.llmResilience.details.targets.primary.breaker.state").isEqualTo("CLOSED")
-			.jsonPath("$.components.llmResilience.details.targets.primary.throttle.scope").isEqualTo("acct-a/gpt-4o")
-			.jsonPath("$.components.llmResilience.details.targets.primary.account.name").isEqualTo("acct-a")
+			.jsonPath("$.components.llmResilience.details.targets.primary.usable")
+			.isEqualTo(true)
+			.jsonPath("$.components.llmResilience.details.targets.primary.breaker.domain")
+			.isEqualTo("openai/gpt-4o/us")
+			.jsonPath("$.components.llmResilience.details.targets.primary.breaker.state")
+			.isEqualTo("CLOSED")
+			.jsonPath("$.components.llmResilience.details.targets.primary.throttle.scope")
+			.isEqualTo("acct-a/gpt-4o")
+			.jsonPath("$.components.llmResilience.details.targets.primary.account.name")
+			.isEqualTo("acct-a")
 			.jsonPath("$.components.llmResilience.details.targets.secondary.breaker.domain")
 			.isEqualTo("openai/gpt-4o-mini/eu");
 	}
@@ -189,10 +196,14 @@ class LlmResilienceActuatorIntegrationTests {
 			.expectStatus()
 			.isOk()
 			.expectBody()
-			.jsonPath("$.status").isEqualTo("UP")
-			.jsonPath("$.components.llmResilience.status").isEqualTo("DEGRADED")
-			.jsonPath("$.components.llmResilience.details.chains.chat.usable").isEqualTo(false)
-			.jsonPath("$.components.llmResilience.details.targets.primary.breaker.state").isEqualTo("FORCED_OPEN");
+			.jsonPath("$.status")
+			.isEqualTo("UP")
+			.jsonPath("$.components.llmResilience.status")
+			.isEqualTo("DEGRADED")
+			.jsonPath("$.components.llmResilience.details.chains.chat.usable")
+			.isEqualTo(false)
+			.jsonPath("$.components.llmResilience.details.targets.primary.breaker.state")
+			.isEqualTo("FORCED_OPEN");
 		this.client.get()
 			.uri("/actuator/health/llmResilience")
 			.exchange()
@@ -219,18 +230,26 @@ class LlmResilienceActuatorIntegrationTests {
 			.expectStatus()
 			.isOk()
 			.expectBody()
-			.jsonPath("$.usable").isEqualTo(false)
-			.jsonPath("$.availableAt").isEqualTo(openUntil)
-			.jsonPath("$.breaker.state").isEqualTo("OPEN")
-			.jsonPath("$.breaker.failureRate").isEqualTo(100.0)
-			.jsonPath("$.breaker.bufferedCalls").isEqualTo(2)
-			.jsonPath("$.breaker.availableAt").isEqualTo(openUntil);
+			.jsonPath("$.usable")
+			.isEqualTo(false)
+			.jsonPath("$.availableAt")
+			.isEqualTo(openUntil)
+			.jsonPath("$.breaker.state")
+			.isEqualTo("OPEN")
+			.jsonPath("$.breaker.failureRate")
+			.isEqualTo(100.0)
+			.jsonPath("$.breaker.bufferedCalls")
+			.isEqualTo(2)
+			.jsonPath("$.breaker.availableAt")
+			.isEqualTo(openUntil);
 		this.client.get()
 			.uri("/actuator/health")
 			.exchange()
 			.expectBody()
-			.jsonPath("$.components.llmResilience.status").isEqualTo("UP")
-			.jsonPath("$.components.llmResilience.details.targets.primary.usable").isEqualTo(false);
+			.jsonPath("$.components.llmResilience.status")
+			.isEqualTo("UP")
+			.jsonPath("$.components.llmResilience.details.targets.primary.usable")
+			.isEqualTo(false);
 
 		// The change was told exactly once everywhere: log, counter, recent list, event.
 		assertThat(occurrences(output.getOut(), "llm-resilience breaker-opened openai/gpt-4o/us") - logLinesBefore)
@@ -240,15 +259,21 @@ class LlmResilienceActuatorIntegrationTests {
 		assertThat(this.events.all()).singleElement()
 			.isInstanceOf(BreakerTransitionEvent.class)
 			.satisfies((event) -> assertThat(event.getUntil()).hasToString(openUntil));
-		assertThat(this.meters.get("llm.resilience.calls").tags("target", "primary", "outcome", "availability")
+		assertThat(this.meters.get("llm.resilience.calls")
+			.tags("target", "primary", "outcome", "availability")
 			.timer()
 			.count()).isGreaterThanOrEqualTo(2);
-		assertThat(this.meters.get("llm.resilience.fallbacks").tags("chain", "chat", "target", "secondary")
+		assertThat(this.meters.get("llm.resilience.fallbacks")
+			.tags("chain", "chat", "target", "secondary")
 			.counter()
 			.count()).isGreaterThanOrEqualTo(2);
 
 		this.time.advance(Duration.ofSeconds(31));
-		this.client.get().uri("/actuator/llmresilience/primary").exchange().expectBody().jsonPath("$.usable")
+		this.client.get()
+			.uri("/actuator/llmresilience/primary")
+			.exchange()
+			.expectBody()
+			.jsonPath("$.usable")
 			.isEqualTo(true);
 	}
 
@@ -265,10 +290,14 @@ class LlmResilienceActuatorIntegrationTests {
 			.uri("/actuator/llmresilience/primary")
 			.exchange()
 			.expectBody()
-			.jsonPath("$.usable").isEqualTo(false)
-			.jsonPath("$.availableAt").isEqualTo(gatedUntil)
-			.jsonPath("$.throttle.scope").isEqualTo("acct-a/gpt-4o")
-			.jsonPath("$.throttle.throttledUntil").isEqualTo(gatedUntil);
+			.jsonPath("$.usable")
+			.isEqualTo(false)
+			.jsonPath("$.availableAt")
+			.isEqualTo(gatedUntil)
+			.jsonPath("$.throttle.scope")
+			.isEqualTo("acct-a/gpt-4o")
+			.jsonPath("$.throttle.throttledUntil")
+			.isEqualTo(gatedUntil);
 		assertThat(this.meters.get("llm.resilience.gated.scopes").gauge().value()).isEqualTo(1);
 		assertThat(occurrences(output.getOut(), "llm-resilience scope-gated acct-a/gpt-4o") - logLinesBefore).isOne();
 		assertThat(transitions("scope-gated", "acct-a/gpt-4o") - countedBefore).isOne();
@@ -294,24 +323,42 @@ class LlmResilienceActuatorIntegrationTests {
 			.expectStatus()
 			.isOk()
 			.expectBody()
-			.jsonPath("$.targets.primary.provider").isEqualTo("openai")
-			.jsonPath("$.targets.primary.model").isEqualTo("gpt-4o")
-			.jsonPath("$.targets.primary.region").isEqualTo("us")
-			.jsonPath("$.targets.primary.breaker.state").isEqualTo("CLOSED")
-			.jsonPath("$.targets.primary.retryBudget.calls").isNumber()
-			.jsonPath("$.targets.primary.timeouts.attempt.configured").isEqualTo(30_000)
-			.jsonPath("$.targets.primary.timeouts.attempt.measured").isEqualTo(false)
-			.jsonPath("$.targets.primary.timeouts.firstToken.configured").isEqualTo(5_000)
-			.jsonPath("$.targets.primary.timeouts.attempt.samples").isNumber()
-			.jsonPath("$.targets.secondary.account.name").isEqualTo("acct-b")
-			.jsonPath("$.chains.chat.targets").isEqualTo(List.of("primary", "secondary"))
-			.jsonPath("$.chains.chat.configuredTargets").isEqualTo(List.of("primary", "secondary"))
-			.jsonPath("$.chains.chat.edited").isEqualTo(false)
-			.jsonPath("$.events[0].kind").isEqualTo("breaker-reset")
-			.jsonPath("$.events.length()").isEqualTo(Math.min(200, this.recentChanges.list().size()))
-			.jsonPath("$.unclassified[?(@.type == 'teapot_error')].provider").isEqualTo(List.of("openai"))
-			.jsonPath("$.unclassified[?(@.type == 'teapot_error')].status").isEqualTo(List.of(418))
-			.jsonPath("$.unclassified[?(@.type == 'teapot_error')].count").isEqualTo(List.of(1));
+			.jsonPath("$.targets.primary.provider")
+			.isEqualTo("openai")
+			.jsonPath("$.targets.primary.model")
+			.isEqualTo("gpt-4o")
+			.jsonPath("$.targets.primary.region")
+			.isEqualTo("us")
+			.jsonPath("$.targets.primary.breaker.state")
+			.isEqualTo("CLOSED")
+			.jsonPath("$.targets.primary.retryBudget.calls")
+			.isNumber()
+			.jsonPath("$.targets.primary.timeouts.attempt.configured")
+			.isEqualTo(30_000)
+			.jsonPath("$.targets.primary.timeouts.attempt.measured")
+			.isEqualTo(false)
+			.jsonPath("$.targets.primary.timeouts.firstToken.configured")
+			.isEqualTo(5_000)
+			.jsonPath("$.targets.primary.timeouts.attempt.samples")
+			.isNumber()
+			.jsonPath("$.targets.secondary.account.name")
+			.isEqualTo("acct-b")
+			.jsonPath("$.chains.chat.targets")
+			.isEqualTo(List.of("primary", "secondary"))
+			.jsonPath("$.chains.chat.configuredTargets")
+			.isEqualTo(List.of("primary", "secondary"))
+			.jsonPath("$.chains.chat.edited")
+			.isEqualTo(false)
+			.jsonPath("$.events[0].kind")
+			.isEqualTo("breaker-reset")
+			.jsonPath("$.events.length()")
+			.isEqualTo(Math.min(200, this.recentChanges.list().size()))
+			.jsonPath("$.unclassified[?(@.type == 'teapot_error')].provider")
+			.isEqualTo(List.of("openai"))
+			.jsonPath("$.unclassified[?(@.type == 'teapot_error')].status")
+			.isEqualTo(List.of(418))
+			.jsonPath("$.unclassified[?(@.type == 'teapot_error')].count")
+			.isEqualTo(List.of(1));
 		assertThat(this.meters.get("llm.resilience.classification.unclassified")
 			.tags("provider", "openai", "status", "418", "type", "teapot_error")
 			.counter()
@@ -330,8 +377,10 @@ class LlmResilienceActuatorIntegrationTests {
 		post("/targets/primary", Map.of("action", "force-open")).expectStatus()
 			.isOk()
 			.expectBody()
-			.jsonPath("$.breaker.state").isEqualTo("FORCED_OPEN")
-			.jsonPath("$.usable").isEqualTo(false);
+			.jsonPath("$.breaker.state")
+			.isEqualTo("FORCED_OPEN")
+			.jsonPath("$.usable")
+			.isEqualTo(false);
 		assertThat(chat()).contains("from secondary");
 		assertThat(provider.requests("primary")).isZero();
 
@@ -364,16 +413,21 @@ class LlmResilienceActuatorIntegrationTests {
 			.uri("/actuator/llmresilience/primary")
 			.exchange()
 			.expectBody()
-			.jsonPath("$.usable").isEqualTo(false)
-			.jsonPath("$.account.parkedUntil").isEqualTo(parkedUntil)
-			.jsonPath("$.account.parkReason").isEqualTo("quota (insufficient_quota)");
+			.jsonPath("$.usable")
+			.isEqualTo(false)
+			.jsonPath("$.account.parkedUntil")
+			.isEqualTo(parkedUntil)
+			.jsonPath("$.account.parkReason")
+			.isEqualTo("quota (insufficient_quota)");
 		assertThat(this.meters.get("llm.resilience.parked.accounts").gauge().value()).isEqualTo(1);
 
 		post("/accounts/acct-a", Map.of("action", "unpark")).expectStatus()
 			.isOk()
 			.expectBody()
-			.jsonPath("$.name").isEqualTo("acct-a")
-			.jsonPath("$.parkedUntil").doesNotExist();
+			.jsonPath("$.name")
+			.isEqualTo("acct-a")
+			.jsonPath("$.parkedUntil")
+			.doesNotExist();
 		provider.always("primary", Reply.json(401, INVALID_KEY_ECHOED));
 		chat();
 		chat();
@@ -381,7 +435,8 @@ class LlmResilienceActuatorIntegrationTests {
 			.uri("/actuator/llmresilience/primary")
 			.exchange()
 			.expectBody()
-			.jsonPath("$.account.lockedUntil").isNotEmpty()
+			.jsonPath("$.account.lockedUntil")
+			.isNotEmpty()
 			.jsonPath("$.account.lockReason")
 			.value((String reason) -> assertThat(reason)
 				.startsWith("credential rejected 2 times in a row (invalid_api_key)"));
@@ -410,25 +465,31 @@ class LlmResilienceActuatorIntegrationTests {
 		post("/chains/chat", Map.of("targets", "secondary,primary")).expectStatus()
 			.isOk()
 			.expectBody()
-			.jsonPath("$.targets").isEqualTo(List.of("secondary", "primary"))
-			.jsonPath("$.configuredTargets").isEqualTo(List.of("primary", "secondary"))
-			.jsonPath("$.edited").isEqualTo(true);
+			.jsonPath("$.targets")
+			.isEqualTo(List.of("secondary", "primary"))
+			.jsonPath("$.configuredTargets")
+			.isEqualTo(List.of("primary", "secondary"))
+			.jsonPath("$.edited")
+			.isEqualTo(true);
 
 		assertThat(chat()).contains("from secondary");
 		assertThat(provider.requests("primary")).isOne();
 		assertThat(provider.requests("secondary")).isOne();
 		assertThat(this.events.all()).singleElement()
 			.isInstanceOf(ChainEditedEvent.class)
-			.satisfies((event) -> assertThat(event.getDetail())
-				.isEqualTo("[primary, secondary] -> [secondary, primary]"));
+			.satisfies(
+					(event) -> assertThat(event.getDetail()).isEqualTo("[primary, secondary] -> [secondary, primary]"));
 		assertThat(transitions("chain-edited", "chat") - countedBefore).isOne();
 		this.client.get()
 			.uri("/actuator/llmresilience")
 			.exchange()
 			.expectBody()
-			.jsonPath("$.chains.chat.edited").isEqualTo(true)
-			.jsonPath("$.events[0].kind").isEqualTo("chain-edited")
-			.jsonPath("$.events[0].subject").isEqualTo("chat");
+			.jsonPath("$.chains.chat.edited")
+			.isEqualTo(true)
+			.jsonPath("$.events[0].kind")
+			.isEqualTo("chain-edited")
+			.jsonPath("$.events[0].subject")
+			.isEqualTo("chat");
 	}
 
 	@Test
@@ -441,8 +502,10 @@ class LlmResilienceActuatorIntegrationTests {
 			.expectStatus()
 			.isOk()
 			.expectBody()
-			.jsonPath("$.targets").isEqualTo(List.of("secondary", "primary"))
-			.jsonPath("$.edited").isEqualTo(true);
+			.jsonPath("$.targets")
+			.isEqualTo(List.of("secondary", "primary"))
+			.jsonPath("$.edited")
+			.isEqualTo(true);
 
 		assertThat(chat()).contains("from secondary");
 		assertThat(this.resilience.state().chain("chat").targets()).containsExactly("secondary", "primary");
@@ -459,10 +522,14 @@ class LlmResilienceActuatorIntegrationTests {
 		post("/chains/chat", Map.of("targets", List.of("secondary", "primary"))).expectStatus()
 			.isBadRequest()
 			.expectBody()
-			.jsonPath("$.status").isEqualTo(400)
-			.jsonPath("$.error").isEqualTo("Bad Request")
-			.jsonPath("$.path").isEqualTo("/actuator/llmresilience/chains/chat")
-			.jsonPath("$.message").doesNotExist();
+			.jsonPath("$.status")
+			.isEqualTo(400)
+			.jsonPath("$.error")
+			.isEqualTo("Bad Request")
+			.jsonPath("$.path")
+			.isEqualTo("/actuator/llmresilience/chains/chat")
+			.jsonPath("$.message")
+			.doesNotExist();
 
 		assertThat(this.resilience.state().chain("chat").targets()).containsExactly("primary", "secondary");
 		assertThat(this.recentChanges.list()).hasSize(changesBefore);
@@ -482,8 +549,7 @@ class LlmResilienceActuatorIntegrationTests {
 		badRequest("/chains/chat", Map.of("targets", ""), "Chain 'chat' needs at least one target");
 		badRequest("/chains/chat", Map.of("targets", "primary,,secondary"),
 				"\"targets\" has an empty name: 'primary,,secondary'");
-		badRequest("/chains/chat", Map.of("targets", "primary,primary"),
-				"Chain 'chat' names target 'primary' twice");
+		badRequest("/chains/chat", Map.of("targets", "primary,primary"), "Chain 'chat' names target 'primary' twice");
 		badRequest("/chains/chat", Map.of(), "Missing \"targets\": the chain's new target names in order, "
 				+ "comma-separated, such as \"secondary,primary\"");
 		badRequest("/chains/nope", Map.of("targets", "primary"), "No chain named 'nope'; known chains: [chat]");
@@ -567,12 +633,15 @@ class LlmResilienceActuatorIntegrationTests {
 	 * what these tests check.
 	 */
 	private String chat() {
-		return this.resilience.execute("chat", (attempt) -> this.http.post()
-			.uri(attempt.target().baseUrl() + "/v1/chat/completions")
-			.headers((headers) -> headers.setBearerAuth(attempt.target().apiKey().reveal()))
-			.bodyValue("{\"model\":\"" + attempt.target().model() + "\"}")
-			.retrieve()
-			.bodyToMono(String.class)).block();
+		return this.resilience
+			.execute("chat",
+					(attempt) -> this.http.post()
+						.uri(attempt.target().baseUrl() + "/v1/chat/completions")
+						.headers((headers) -> headers.setBearerAuth(attempt.target().apiKey().reveal()))
+						.bodyValue("{\"model\":\"" + attempt.target().model() + "\"}")
+						.retrieve()
+						.bodyToMono(String.class))
+			.block();
 	}
 
 	private WebTestClient.ResponseSpec post(String path, Map<String, ?> body) {
@@ -587,9 +656,12 @@ class LlmResilienceActuatorIntegrationTests {
 		post(path, body).expectStatus()
 			.isBadRequest()
 			.expectBody()
-			.jsonPath("$.status").isEqualTo(400)
-			.jsonPath("$.error").isEqualTo("Bad Request")
-			.jsonPath("$.message").isEqualTo(message);
+			.jsonPath("$.status")
+			.isEqualTo(400)
+			.jsonPath("$.error")
+			.isEqualTo("Bad Request")
+			.jsonPath("$.message")
+			.isEqualTo(message);
 	}
 
 	private String body(String path) {
@@ -599,7 +671,8 @@ class LlmResilienceActuatorIntegrationTests {
 	}
 
 	private double transitions(String kind, String subject) {
-		var counter = this.meters.find("llm.resilience.state.transitions").tags("kind", kind, "subject", subject)
+		var counter = this.meters.find("llm.resilience.state.transitions")
+			.tags("kind", kind, "subject", subject)
 			.counter();
 		return (counter != null) ? counter.count() : 0;
 	}

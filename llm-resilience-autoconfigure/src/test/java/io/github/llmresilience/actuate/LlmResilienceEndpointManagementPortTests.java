@@ -54,10 +54,9 @@ class LlmResilienceEndpointManagementPortTests {
 
 	@TestPropertySource(properties = { "management.server.port=0",
 			"management.endpoints.web.exposure.include=llmresilience",
-			"management.endpoint.llmresilience.access=unrestricted",
-			"llm.resilience.targets.primary.provider=openai", "llm.resilience.targets.primary.model=gpt-4o",
-			"llm.resilience.targets.secondary.provider=openai", "llm.resilience.targets.secondary.model=gpt-4o-mini",
-			"llm.resilience.chains.chat=primary,secondary" })
+			"management.endpoint.llmresilience.access=unrestricted", "llm.resilience.targets.primary.provider=openai",
+			"llm.resilience.targets.primary.model=gpt-4o", "llm.resilience.targets.secondary.provider=openai",
+			"llm.resilience.targets.secondary.model=gpt-4o-mini", "llm.resilience.chains.chat=primary,secondary" })
 	abstract static class Checks {
 
 		@LocalServerPort
@@ -99,8 +98,7 @@ class LlmResilienceEndpointManagementPortTests {
 				.expectBody()
 				.jsonPath("$.message")
 				.isEqualTo("Chain 'chat' names unknown target 'nope'; known targets: [primary, secondary]");
-			post(this.managementPort, Map.of("targets", List.of("secondary", "primary"))).expectStatus()
-				.isBadRequest();
+			post(this.managementPort, Map.of("targets", List.of("secondary", "primary"))).expectStatus().isBadRequest();
 			assertThat(this.resilience.state().chain("chat").targets()).containsExactly("primary", "secondary");
 			assertThat(this.recentChanges.list()).isEqualTo(changesBefore);
 		}

@@ -108,9 +108,12 @@ class LlmResilienceServletActuatorIntegrationTests {
 		post("/chains/chat", Map.of("targets", "secondary,primary")).expectStatus()
 			.isOk()
 			.expectBody()
-			.jsonPath("$.targets").isEqualTo(List.of("secondary", "primary"))
-			.jsonPath("$.configuredTargets").isEqualTo(List.of("primary", "secondary"))
-			.jsonPath("$.edited").isEqualTo(true);
+			.jsonPath("$.targets")
+			.isEqualTo(List.of("secondary", "primary"))
+			.jsonPath("$.configuredTargets")
+			.isEqualTo(List.of("primary", "secondary"))
+			.jsonPath("$.edited")
+			.isEqualTo(true);
 
 		assertThat(this.resilience.state().chain("chat").targets()).containsExactly("secondary", "primary");
 		assertThat(chat()).contains("from secondary");
@@ -140,22 +143,29 @@ class LlmResilienceServletActuatorIntegrationTests {
 		post("/chains/chat", Map.of("targets", List.of("secondary", "primary"))).expectStatus()
 			.isBadRequest()
 			.expectBody()
-			.jsonPath("$.status").isEqualTo(400)
-			.jsonPath("$.error").isEqualTo("Bad Request")
-			.jsonPath("$.path").isEqualTo(ENDPOINT + "/chains/chat")
-			.jsonPath("$.message").doesNotExist();
+			.jsonPath("$.status")
+			.isEqualTo(400)
+			.jsonPath("$.error")
+			.isEqualTo("Bad Request")
+			.jsonPath("$.path")
+			.isEqualTo(ENDPOINT + "/chains/chat")
+			.jsonPath("$.message")
+			.doesNotExist();
 
 		assertThat(this.resilience.state().chain("chat").targets()).containsExactly("primary", "secondary");
 		assertThat(this.recentChanges.list()).isEqualTo(changesBefore);
 	}
 
 	private String chat() {
-		return this.resilience.execute("chat", (attempt) -> this.http.post()
-			.uri(attempt.target().baseUrl() + "/v1/chat/completions")
-			.headers((headers) -> headers.setBearerAuth(attempt.target().apiKey().reveal()))
-			.bodyValue("{\"model\":\"" + attempt.target().model() + "\"}")
-			.retrieve()
-			.bodyToMono(String.class)).block();
+		return this.resilience
+			.execute("chat",
+					(attempt) -> this.http.post()
+						.uri(attempt.target().baseUrl() + "/v1/chat/completions")
+						.headers((headers) -> headers.setBearerAuth(attempt.target().apiKey().reveal()))
+						.bodyValue("{\"model\":\"" + attempt.target().model() + "\"}")
+						.retrieve()
+						.bodyToMono(String.class))
+			.block();
 	}
 
 	private WebTestClient.ResponseSpec post(String path, Map<String, ?> body) {
@@ -166,9 +176,12 @@ class LlmResilienceServletActuatorIntegrationTests {
 		post("/chains/chat", body).expectStatus()
 			.isBadRequest()
 			.expectBody()
-			.jsonPath("$.status").isEqualTo(400)
-			.jsonPath("$.error").isEqualTo("Bad Request")
-			.jsonPath("$.message").isEqualTo(message);
+			.jsonPath("$.status")
+			.isEqualTo(400)
+			.jsonPath("$.error")
+			.isEqualTo("Bad Request")
+			.jsonPath("$.message")
+			.isEqualTo(message);
 	}
 
 	@SpringBootConfiguration(proxyBeanMethods = false)

@@ -37,8 +37,8 @@ class LlmResilienceAutoConfigurationTests {
 				"llm.resilience.targets.primary.base-url=https://api.openai.com",
 				"llm.resilience.targets.primary.api-key=sk-test-DO-NOT-LEAK-1234567890",
 				"llm.resilience.targets.secondary.provider=anthropic",
-				"llm.resilience.targets.secondary.model=claude-sonnet",
-				"llm.resilience.chains.chat[0]=primary", "llm.resilience.chains.chat[1]=secondary");
+				"llm.resilience.targets.secondary.model=claude-sonnet", "llm.resilience.chains.chat[0]=primary",
+				"llm.resilience.chains.chat[1]=secondary");
 
 	@Test
 	void whenTargetsAndChainsAreConfiguredTheExecutorKnowsThem() {
@@ -195,9 +195,9 @@ class LlmResilienceAutoConfigurationTests {
 
 	@Test
 	void whenTheUserDefinesAClockTheExecutorUsesIt() {
-		this.runner.withUserConfiguration(FixedClockConfiguration.class).run((context) -> assertThat(
-				context.getBean(LlmResilience.class).state().at())
-			.isEqualTo(FixedClockConfiguration.NOW));
+		this.runner.withUserConfiguration(FixedClockConfiguration.class)
+			.run((context) -> assertThat(context.getBean(LlmResilience.class).state().at())
+				.isEqualTo(FixedClockConfiguration.NOW));
 	}
 
 	@Test
@@ -220,20 +220,27 @@ class LlmResilienceAutoConfigurationTests {
 	@Test
 	void whenATargetOverridesItsBreakerItsDomainUsesTheOverride() {
 		this.runner.withPropertyValues("llm.resilience.targets.secondary.breaker.minimum-calls=3")
-			.run((context) -> assertThat(
-					context.getBean(LlmResilience.class).state().target("secondary").breaker().settings().minimumCalls())
-				.isEqualTo(3));
+			.run((context) -> assertThat(context.getBean(LlmResilience.class)
+				.state()
+				.target("secondary")
+				.breaker()
+				.settings()
+				.minimumCalls()).isEqualTo(3));
 	}
 
 	@Test
 	void whenATargetOverridesItsStreamTimeoutsItsRuntimeUsesThem() {
-		this.runner.withPropertyValues("llm.resilience.targets.secondary.timeouts.first-token=2s",
-				"llm.resilience.timeouts.adaptive.enabled=false")
+		this.runner
+			.withPropertyValues("llm.resilience.targets.secondary.timeouts.first-token=2s",
+					"llm.resilience.timeouts.adaptive.enabled=false")
 			.run((context) -> {
 				LlmResilience resilience = context.getBean(LlmResilience.class);
-				assertThat(resilience.state().target("secondary").firstTokenTimeout().current()).isEqualTo(Duration.ofSeconds(2));
-				assertThat(resilience.state().target("primary").firstTokenTimeout().current()).isEqualTo(Duration.ofSeconds(5));
-				assertThat(resilience.state().target("primary").attemptTimeout().current()).isEqualTo(Duration.ofSeconds(30));
+				assertThat(resilience.state().target("secondary").firstTokenTimeout().current())
+					.isEqualTo(Duration.ofSeconds(2));
+				assertThat(resilience.state().target("primary").firstTokenTimeout().current())
+					.isEqualTo(Duration.ofSeconds(5));
+				assertThat(resilience.state().target("primary").attemptTimeout().current())
+					.isEqualTo(Duration.ofSeconds(30));
 			});
 	}
 
@@ -291,9 +298,12 @@ class LlmResilienceAutoConfigurationTests {
 	@Test
 	void whenTheHalfOpenTimeoutIsSetTheBreakersUseIt() {
 		this.runner.withPropertyValues("llm.resilience.breaker.half-open-timeout=2m")
-			.run((context) -> assertThat(
-					context.getBean(LlmResilience.class).state().target("primary").breaker().settings().halfOpenTimeout())
-				.isEqualTo(Duration.ofMinutes(2)));
+			.run((context) -> assertThat(context.getBean(LlmResilience.class)
+				.state()
+				.target("primary")
+				.breaker()
+				.settings()
+				.halfOpenTimeout()).isEqualTo(Duration.ofMinutes(2)));
 	}
 
 	@Test
@@ -307,17 +317,16 @@ class LlmResilienceAutoConfigurationTests {
 	@Test
 	void whenAnUnclassifiedListenerBeanThrowsTheOtherListenersAreStillTold() {
 		List<String> told = new CopyOnWriteArrayList<>();
-		this.runner
-			.withBean("failingListener", io.github.llmresilience.classify.UnclassifiedListener.class,
-					() -> (provider, status, type) -> {
-						throw new IllegalStateException("listener bug");
-					})
+		this.runner.withBean("failingListener", io.github.llmresilience.classify.UnclassifiedListener.class,
+				() -> (provider, status, type) -> {
+					throw new IllegalStateException("listener bug");
+				})
 			.withBean("countingListener", io.github.llmresilience.classify.UnclassifiedListener.class,
 					() -> (provider, status, type) -> told.add(provider + "/" + status + "/" + type))
 			.run((context) -> {
 				io.github.llmresilience.classify.Verdict verdict = context.getBean(LlmResilience.class)
-					.classify("primary", io.github.llmresilience.classify.ProviderResponse.of(418,
-							Map.of(), "{\"error\":{\"type\":\"teapot_error\"}}"));
+					.classify("primary", io.github.llmresilience.classify.ProviderResponse.of(418, Map.of(),
+							"{\"error\":{\"type\":\"teapot_error\"}}"));
 				assertThat(verdict.outcome()).isEqualTo(io.github.llmresilience.classify.Outcome.REQUEST);
 				assertThat(told).containsExactly("openai/418/teapot_error");
 			});
@@ -423,6 +432,5 @@ class LlmResilienceAutoConfigurationTests {
 		}
 
 	}
-
 
 }

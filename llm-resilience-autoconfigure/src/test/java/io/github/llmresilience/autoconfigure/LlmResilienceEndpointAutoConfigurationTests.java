@@ -40,8 +40,8 @@ class LlmResilienceEndpointAutoConfigurationTests {
 	@Test
 	void exposedOverTheWebTheEndpointIsReadOnlyByDefault() {
 		webRunner().withPropertyValues("management.endpoints.web.exposure.include=llmresilience")
-			.run((context) -> assertThat(operations(context)).containsExactlyInAnyOrder(
-					"GET /actuator/llmresilience", "GET /actuator/llmresilience/{name}"));
+			.run((context) -> assertThat(operations(context)).containsExactlyInAnyOrder("GET /actuator/llmresilience",
+					"GET /actuator/llmresilience/{name}"));
 	}
 
 	@Test
@@ -51,9 +51,8 @@ class LlmResilienceEndpointAutoConfigurationTests {
 		webRunner()
 			.withPropertyValues("management.endpoints.web.exposure.include=llmresilience",
 					"management.endpoint.llmresilience.access=UNRESTRICTED")
-			.run((context) -> assertThat(operations(context)).containsExactlyInAnyOrder(
-					"GET /actuator/llmresilience", "GET /actuator/llmresilience/{name}",
-					"POST /actuator/llmresilience/{kind}/{name}"));
+			.run((context) -> assertThat(operations(context)).containsExactlyInAnyOrder("GET /actuator/llmresilience",
+					"GET /actuator/llmresilience/{name}", "POST /actuator/llmresilience/{kind}/{name}"));
 	}
 
 	@Test
@@ -61,8 +60,7 @@ class LlmResilienceEndpointAutoConfigurationTests {
 		webRunner()
 			.withPropertyValues("management.endpoints.web.exposure.include=llmresilience",
 					"management.endpoints.access.default=UNRESTRICTED")
-			.run((context) -> assertThat(operations(context))
-				.contains("POST /actuator/llmresilience/{kind}/{name}"));
+			.run((context) -> assertThat(operations(context)).contains("POST /actuator/llmresilience/{kind}/{name}"));
 	}
 
 	@Test
@@ -71,8 +69,8 @@ class LlmResilienceEndpointAutoConfigurationTests {
 			.withPropertyValues("management.endpoints.web.exposure.include=llmresilience",
 					"management.endpoint.llmresilience.access=UNRESTRICTED",
 					"management.endpoints.access.max-permitted=READ_ONLY")
-			.run((context) -> assertThat(operations(context)).containsExactlyInAnyOrder(
-					"GET /actuator/llmresilience", "GET /actuator/llmresilience/{name}"));
+			.run((context) -> assertThat(operations(context)).containsExactlyInAnyOrder("GET /actuator/llmresilience",
+					"GET /actuator/llmresilience/{name}"));
 	}
 
 	@Test
@@ -80,8 +78,8 @@ class LlmResilienceEndpointAutoConfigurationTests {
 		webRunner()
 			.withPropertyValues("management.endpoints.web.exposure.include=llmresilience",
 					"management.endpoint.llmresilience.access=READ_ONLY")
-			.run((context) -> assertThat(operations(context)).containsExactlyInAnyOrder(
-					"GET /actuator/llmresilience", "GET /actuator/llmresilience/{name}"));
+			.run((context) -> assertThat(operations(context)).containsExactlyInAnyOrder("GET /actuator/llmresilience",
+					"GET /actuator/llmresilience/{name}"));
 	}
 
 	@Test

@@ -32,8 +32,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 class LlmResilienceEventsAutoConfigurationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(LlmResilienceAutoConfiguration.class,
-				LlmResilienceEventsAutoConfiguration.class))
+		.withConfiguration(
+				AutoConfigurations.of(LlmResilienceAutoConfiguration.class, LlmResilienceEventsAutoConfiguration.class))
 		.withPropertyValues("llm.resilience.targets.primary.provider=openai",
 				"llm.resilience.targets.secondary.provider=openai", "llm.resilience.targets.secondary.region=eu",
 				"llm.resilience.chains.chat[0]=primary", "llm.resilience.chains.chat[1]=secondary");
@@ -74,11 +74,11 @@ class LlmResilienceEventsAutoConfigurationTests {
 		this.runner.withUserConfiguration(EventCollectorConfiguration.class).run((context) -> {
 			LlmResilience resilience = context.getBean(LlmResilience.class);
 			for (int i = 0; i < 2; i++) {
-				assertThatExceptionOfType(LlmUnavailableException.class).isThrownBy(() -> resilience.callOnTarget("primary",
-						CallOptions.NONE, (attempt) -> {
-							throw new ProviderAnswerException(ProviderResponse.of(401, Map.of(),
-									"{\"error\":{\"code\":\"invalid_api_key\",\"type\":\"invalid_request_error\"}}"));
-						}));
+				assertThatExceptionOfType(LlmUnavailableException.class)
+					.isThrownBy(() -> resilience.callOnTarget("primary", CallOptions.NONE, (attempt) -> {
+						throw new ProviderAnswerException(ProviderResponse.of(401, Map.of(),
+								"{\"error\":{\"code\":\"invalid_api_key\",\"type\":\"invalid_request_error\"}}"));
+					}));
 			}
 			resilience.operator().unlock("primary");
 			List<LlmResilienceEvent> events = context.getBean(EventCollectorConfiguration.class).events;

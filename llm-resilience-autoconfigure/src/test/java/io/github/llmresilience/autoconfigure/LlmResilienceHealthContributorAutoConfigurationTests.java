@@ -22,8 +22,7 @@ class LlmResilienceHealthContributorAutoConfigurationTests {
 		.withConfiguration(AutoConfigurations.of(LlmResilienceAutoConfiguration.class,
 				LlmResilienceHealthContributorAutoConfiguration.class))
 		.withPropertyValues("llm.resilience.targets.primary.provider=openai",
-				"llm.resilience.targets.primary.model=gpt-4o",
-				"llm.resilience.targets.secondary.provider=anthropic",
+				"llm.resilience.targets.primary.model=gpt-4o", "llm.resilience.targets.secondary.provider=anthropic",
 				"llm.resilience.targets.secondary.model=claude-sonnet", "llm.resilience.chains.chat[0]=primary",
 				"llm.resilience.chains.chat[1]=secondary");
 
@@ -37,21 +36,19 @@ class LlmResilienceHealthContributorAutoConfigurationTests {
 
 	@Test
 	void whenActuatorIsAbsentProvidesNoContributor() {
-		this.runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.health"))
-			.run((context) -> {
-				assertThat(context).hasNotFailed();
-				assertThat(context).hasSingleBean(LlmResilience.class);
-				assertThat(context).doesNotHaveBean("llmResilienceHealthIndicator");
-			});
+		this.runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.health")).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).hasSingleBean(LlmResilience.class);
+			assertThat(context).doesNotHaveBean("llmResilienceHealthIndicator");
+		});
 	}
 
 	@Test
 	void whenOnlyTheHealthModuleIsPresentProvidesNoContributor() {
-		this.runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate"))
-			.run((context) -> {
-				assertThat(context).hasNotFailed();
-				assertThat(context).doesNotHaveBean("llmResilienceHealthIndicator");
-			});
+		this.runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate")).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).doesNotHaveBean("llmResilienceHealthIndicator");
+		});
 	}
 
 	@Test
@@ -95,8 +92,7 @@ class LlmResilienceHealthContributorAutoConfigurationTests {
 		this.runner.run((context) -> {
 			LlmResilience resilience = context.getBean(LlmResilience.class);
 			resilience.operator().forceOpen("primary");
-			assertThat(context.getBean(LlmResilienceHealthIndicator.class).health().getStatus())
-				.isEqualTo(Status.UP);
+			assertThat(context.getBean(LlmResilienceHealthIndicator.class).health().getStatus()).isEqualTo(Status.UP);
 		});
 	}
 
@@ -107,8 +103,8 @@ class LlmResilienceHealthContributorAutoConfigurationTests {
 			Health health = context.getBean(LlmResilienceHealthIndicator.class).health();
 			assertThat(health.getStatus()).isEqualTo(LlmResilienceHealthIndicator.DEGRADED);
 			assertThat(health.getStatus().getCode()).isEqualTo("DEGRADED");
-			assertThat(health.getDetails().get("chains")).asInstanceOf(
-					org.assertj.core.api.InstanceOfAssertFactories.map(String.class, ChainDescriptor.class))
+			assertThat(health.getDetails().get("chains"))
+				.asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.map(String.class, ChainDescriptor.class))
 				.hasEntrySatisfying("chat", (chat) -> assertThat(chat.usable()).isFalse());
 		});
 	}
@@ -117,8 +113,7 @@ class LlmResilienceHealthContributorAutoConfigurationTests {
 	void whenDownWhenUnavailableIsSetTheStatusIsDown() {
 		this.runner.withPropertyValues("llm.resilience.health.down-when-unavailable=true").run((context) -> {
 			forceOpenEveryBreaker(context.getBean(LlmResilience.class));
-			assertThat(context.getBean(LlmResilienceHealthIndicator.class).health().getStatus())
-				.isEqualTo(Status.DOWN);
+			assertThat(context.getBean(LlmResilienceHealthIndicator.class).health().getStatus()).isEqualTo(Status.DOWN);
 		});
 	}
 

@@ -31,8 +31,8 @@ class LlmResiliencePropertiesTests {
 
 	@ParameterizedTest(name = "{1}")
 	@MethodSource("outOfRange")
-	void aValueTheSettingsRecordRejectsIsNamedByItsProperty(Consumer<LlmResilienceProperties> change,
-			String property, String value, String allowed) {
+	void aValueTheSettingsRecordRejectsIsNamedByItsProperty(Consumer<LlmResilienceProperties> change, String property,
+			String value, String allowed) {
 		assertThat(problems(change)).contains(new Problem(property, value, allowed));
 	}
 
@@ -70,8 +70,8 @@ class LlmResiliencePropertiesTests {
 						"must be between 0 and 1000000"),
 				problem((p) -> p.getThrottle().setDefaultWait(Duration.ZERO), "throttle.default-wait", "PT0S",
 						POSITIVE),
-				problem((p) -> p.getThrottle().setDefaultWait(Duration.ofMinutes(10)), "throttle.default-wait",
-						"PT10M", "must not exceed llm.resilience.throttle.max-wait (PT5M)"),
+				problem((p) -> p.getThrottle().setDefaultWait(Duration.ofMinutes(10)), "throttle.default-wait", "PT10M",
+						"must not exceed llm.resilience.throttle.max-wait (PT5M)"),
 				problem((p) -> p.getThrottle().setMaxWait(Duration.ofDays(400)), "throttle.max-wait", "PT9600H",
 						POSITIVE),
 				problem((p) -> p.getThrottle().setMinWait(Duration.ofSeconds(5)), "throttle.min-wait", "PT5S",
@@ -99,15 +99,14 @@ class LlmResiliencePropertiesTests {
 						"must be between 1 and 100"),
 				problem((p) -> p.getTimeouts().getAdaptive().setFloor(Duration.ZERO), "timeouts.adaptive.floor", "PT0S",
 						POSITIVE),
-				problem((p) -> p.getTimeouts().getAdaptive().setFloorRatio(Double.NaN),
-						"timeouts.adaptive.floor-ratio", "NaN", "must be between 0 and 1"));
+				problem((p) -> p.getTimeouts().getAdaptive().setFloorRatio(Double.NaN), "timeouts.adaptive.floor-ratio",
+						"NaN", "must be between 0 and 1"));
 	}
 
 	@Test
 	void aTargetsOverrideIsNamedByTheTargetsProperty() {
-		assertThat(problems((p) -> target(p).getBreaker().setMinimumCalls(0)))
-			.containsExactly(new Problem("llm.resilience.targets.a.breaker.minimum-calls", "0",
-					"must be between 1 and 10000"));
+		assertThat(problems((p) -> target(p).getBreaker().setMinimumCalls(0))).containsExactly(
+				new Problem("llm.resilience.targets.a.breaker.minimum-calls", "0", "must be between 1 and 10000"));
 		assertThat(problems((p) -> target(p).getTimeouts().setStall(Duration.ZERO)))
 			.containsExactly(new Problem("llm.resilience.targets.a.timeouts.stall", "PT0S", POSITIVE));
 	}
@@ -127,8 +126,8 @@ class LlmResiliencePropertiesTests {
 		assertThat(problems((p) -> {
 			p.getBreaker().setSlidingWindowSize(0);
 			target(p).getBreaker().setMinimumCalls(3);
-		})).containsExactly(new Problem("llm.resilience.breaker.sliding-window-size", "0",
-				"must be between 1 and 10000"));
+		})).containsExactly(
+				new Problem("llm.resilience.breaker.sliding-window-size", "0", "must be between 1 and 10000"));
 	}
 
 	@Test

@@ -64,8 +64,7 @@ class BreakerSettingsTests {
 		assertThat(with((v) -> v.slowCallRateThreshold = 100).slowCallRateThreshold()).isEqualTo(100);
 		assertThatIllegalArgumentException().isThrownBy(() -> with((v) -> v.slowCallRateThreshold = Math.nextDown(1f)))
 			.withMessage("slowCallRateThreshold must be between 1 and 100, was " + Math.nextDown(1f));
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> with((v) -> v.slowCallRateThreshold = Math.nextUp(100f)))
+		assertThatIllegalArgumentException().isThrownBy(() -> with((v) -> v.slowCallRateThreshold = Math.nextUp(100f)))
 			.withMessage("slowCallRateThreshold must be between 1 and 100, was " + Math.nextUp(100f));
 	}
 

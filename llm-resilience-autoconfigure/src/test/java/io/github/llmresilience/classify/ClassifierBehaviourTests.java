@@ -54,7 +54,8 @@ class ClassifierBehaviourTests {
 	void timeoutAndConnectionFailureAreAvailability() {
 		ProviderErrorClassifier classifier = BuiltInClassifiers.forProvider("gemini");
 		assertThat(classifier.classify(ProviderResponse.timeout()).outcome()).isEqualTo(Outcome.AVAILABILITY);
-		Verdict refused = classifier.classify(ProviderResponse.connectionFailure(new IOException("Connection refused")));
+		Verdict refused = classifier
+			.classify(ProviderResponse.connectionFailure(new IOException("Connection refused")));
 		assertThat(refused.outcome()).isEqualTo(Outcome.AVAILABILITY);
 		assertThat(refused.errorType()).contains("connection");
 		assertThat(classifier.classify(null).outcome()).isEqualTo(Outcome.AVAILABILITY);
@@ -62,7 +63,8 @@ class ClassifierBehaviourTests {
 
 	@Test
 	void aBodyOfManyMegabytesIsReadOnlyAsFarAsTheBoundedPrefix() {
-		// The error object starts after 5 MB of padding: past the prefix, so the status decides.
+		// The error object starts after 5 MB of padding: past the prefix, so the status
+		// decides.
 		String padding = " ".repeat(5 * 1024 * 1024);
 		String body = "{\"pad\":\"" + padding + "\",\"error\":{\"code\":\"insufficient_quota\"}}";
 		Verdict verdict = BuiltInClassifiers.forProvider("openai").classify(json(429, body));
@@ -140,7 +142,8 @@ class ClassifierBehaviourTests {
 
 	private static String flags(Outcome outcome) {
 		Verdict verdict = Verdict.of(outcome);
-		return (verdict.retry() ? "R" : "-") + (verdict.countsAsFailure() ? "C" : "-") + (verdict.failover() ? "F" : "-");
+		return (verdict.retry() ? "R" : "-") + (verdict.countsAsFailure() ? "C" : "-")
+				+ (verdict.failover() ? "F" : "-");
 	}
 
 	private static ProviderResponse json(int status, String body) {

@@ -35,21 +35,21 @@ class ClassifierGarbageTests {
 			"anthropic-ratelimit-tokens-remaining", "anthropic-ratelimit-requests-reset", "date", "content-type",
 			"x-amzn-errortype", "x-should-retry");
 
-	private static final List<String> BODY_FRAGMENTS = List.of("{", "}", "[", "]", ",", ":", "\"error\"",
-			"\"type\"", "\"code\"", "\"message\"", "\"status\"", "\"details\"", "\"@type\"",
+	private static final List<String> BODY_FRAGMENTS = List.of("{", "}", "[", "]", ",", ":", "\"error\"", "\"type\"",
+			"\"code\"", "\"message\"", "\"status\"", "\"details\"", "\"@type\"",
 			"\"type.googleapis.com/google.rpc.RetryInfo\"", "\"retryDelay\"", "\"26s\"", "\"RESOURCE_EXHAUSTED\"",
 			"\"rate_limit_exceeded\"", "\"insufficient_quota\"", "\"overloaded_error\"", "\"content_filter\"",
-			"\"finish_reason\"", "\"candidates\"", "\"finishReason\"", "\"SAFETY\"", "\"stop_reason\"",
-			"\"refusal\"", "null", "true", "429", "-1", "1e999", "\"\\u12\"", "\"\\", "data: ", "event: error\n",
-			"\n\n", "try again in ", "9m38.016s", "retry after 99999999999999999999 seconds", "limit: 0",
-			"Limit 30000, Requested 99999", "regain access on 2026-13-45 at 99:99 UTC", "<html>", "\u0000",
-			"\uFFFD", "\uD800");
+			"\"finish_reason\"", "\"candidates\"", "\"finishReason\"", "\"SAFETY\"", "\"stop_reason\"", "\"refusal\"",
+			"null", "true", "429", "-1", "1e999", "\"\\u12\"", "\"\\", "data: ", "event: error\n", "\n\n",
+			"try again in ", "9m38.016s", "retry after 99999999999999999999 seconds", "limit: 0",
+			"Limit 30000, Requested 99999", "regain access on 2026-13-45 at 99:99 UTC", "<html>", "\u0000", "\uFFFD",
+			"\uD800");
 
 	private static final List<String> VALUE_FRAGMENTS = List.of("0", "-1", "1.5", "NaN", "Infinity", "1e308",
 			"99999999999999999999999", "6m0s", "2m59.56s", "20ms", "1h1h1h", "mmmm", "1.2.3s", "-5s",
 			"Fri, 29 Sep 2023 16:26:57 GMT", "Mon, 99 Foo 2023 99:99:99 GMT", "2026-02-25T20:02:37Z",
-			"0000-00-00T00:00:00Z", "ThrottlingException:http://x", "#", ":", "text/event-stream",
-			"application/json", "", " ", "\u0000", "\uD83D\uDE00");
+			"0000-00-00T00:00:00Z", "ThrottlingException:http://x", "#", ":", "text/event-stream", "application/json",
+			"", " ", "\u0000", "\uD83D\uDE00");
 
 	@Test
 	void randomAnswersNeverThrowAndHintsStayInRange() {
@@ -59,9 +59,10 @@ class ClassifierGarbageTests {
 			Map<String, List<String>> headers = headers(random);
 			String body = body(random);
 			AtomicInteger reported = new AtomicInteger();
-			ProviderErrorClassifier classifier = BuiltInClassifiers.forProvider(provider, ClassifierSettings.defaults()
-				.withClock(CLOCK)
-				.withListener((v, s, type) -> reported.incrementAndGet()));
+			ProviderErrorClassifier classifier = BuiltInClassifiers.forProvider(provider,
+					ClassifierSettings.defaults()
+						.withClock(CLOCK)
+						.withListener((v, s, type) -> reported.incrementAndGet()));
 			Verdict verdict = classifier.classify(ProviderResponse.of(status, headers, body));
 			assertSane(verdict);
 			if (status >= 200 && status < 300 && !body.contains("\"") && !body.contains("data:")
@@ -74,7 +75,8 @@ class ClassifierGarbageTests {
 	@Test
 	void randomStreamEventsNeverThrow() {
 		SeededTries.run(TRIES, (random) -> {
-			Verdict verdict = BuiltInClassifiers.forProvider(provider(random), ClassifierSettings.defaults().withClock(CLOCK))
+			Verdict verdict = BuiltInClassifiers
+				.forProvider(provider(random), ClassifierSettings.defaults().withClock(CLOCK))
 				.classify(ProviderResponse.streamEvent(eventName(random), body(random)));
 			assertSane(verdict);
 		});
@@ -85,9 +87,10 @@ class ClassifierGarbageTests {
 		SeededTries.run(TRIES, (random) -> {
 			byte[] body = new byte[random.nextInt(601)];
 			random.nextBytes(body);
-			Verdict verdict = BuiltInClassifiers.forProvider(provider(random), ClassifierSettings.defaults().withClock(CLOCK))
-				.classify(ProviderResponse.of(status(random), Map.of("content-type", List.of("application/json")),
-						body));
+			Verdict verdict = BuiltInClassifiers
+				.forProvider(provider(random), ClassifierSettings.defaults().withClock(CLOCK))
+				.classify(
+						ProviderResponse.of(status(random), Map.of("content-type", List.of("application/json")), body));
 			assertSane(verdict);
 		});
 	}
@@ -102,8 +105,8 @@ class ClassifierGarbageTests {
 			byte[] bytes = fixture.bodyText().getBytes(StandardCharsets.UTF_8);
 			byte[] prefix = Arrays.copyOf(bytes, (int) (bytes.length * random.nextDouble()));
 			ProviderResponse response = ProviderResponse.of(fixture.status(), fixture.headers(), prefix);
-			Verdict verdict = BuiltInClassifiers.forProvider(fixture.provider(),
-					ClassifierSettings.defaults().withClock(CLOCK))
+			Verdict verdict = BuiltInClassifiers
+				.forProvider(fixture.provider(), ClassifierSettings.defaults().withClock(CLOCK))
 				.classify(response);
 			assertSane(verdict);
 			// A truncated error body still never makes a failure look like a success.
@@ -120,8 +123,9 @@ class ClassifierGarbageTests {
 			assertThat(hint.isNegative()).as("negative hint %s", hint).isFalse();
 			assertThat(hint).isLessThanOrEqualTo(WaitHints.MAX);
 		});
-		verdict.errorType().ifPresent((type) -> assertThat(type).hasSizeLessThanOrEqualTo(64)
-			.doesNotContain("\"", "\n", " ", "\u0000"));
+		verdict.errorType()
+			.ifPresent(
+					(type) -> assertThat(type).hasSizeLessThanOrEqualTo(64).doesNotContain("\"", "\n", " ", "\u0000"));
 	}
 
 	private static <T> T any(Random random, List<T> values) {
@@ -132,8 +136,8 @@ class ClassifierGarbageTests {
 		return any(random, List.copyOf(BuiltInClassifiers.PROVIDER_IDS));
 	}
 
-	private static final List<Integer> COMMON_STATUSES = List.of(200, 400, 401, 402, 403, 404, 408, 409, 413, 422,
-			429, 498, 500, 502, 503, 504, 529);
+	private static final List<Integer> COMMON_STATUSES = List.of(200, 400, 401, 402, 403, 404, 408, 409, 413, 422, 429,
+			498, 500, 502, 503, 504, 529);
 
 	private static int status(Random random) {
 		int pick = random.nextInt(8);
@@ -145,8 +149,8 @@ class ClassifierGarbageTests {
 
 	private static String eventName(Random random) {
 		return switch (random.nextInt(3)) {
-			case 0 -> any(random, List.of("error", "message", "response.failed", "message_delta",
-					"throttlingException", "modelStreamErrorException", "internalServerException", "Exception", ""));
+			case 0 -> any(random, List.of("error", "message", "response.failed", "message_delta", "throttlingException",
+					"modelStreamErrorException", "internalServerException", "Exception", ""));
 			case 1 -> text(random, 40);
 			default -> null;
 		};

@@ -77,13 +77,14 @@ public final class Fixtures {
 			List<Case> cases = new ArrayList<>();
 			for (JsonNode node : JSON.readTree(in)) {
 				Map<String, List<String>> headers = new LinkedHashMap<>();
-				node.path("headers").properties()
+				node.path("headers")
+					.properties()
 					.forEach((entry) -> headers.put(entry.getKey(), List.of(entry.getValue().asString())));
 				List<Outcome> accept = new ArrayList<>();
 				node.path("accept").forEach((value) -> accept.add(Outcome.valueOf(value.asString())));
 				JsonNode retryAfter = node.get("retryAfterMs");
-				cases.add(new Case(node.get("id").asString(), node.get("vendor").asString(),
-						node.get("status").asInt(), headers, node.get("body"), node.path("stream").asBoolean(false),
+				cases.add(new Case(node.get("id").asString(), node.get("vendor").asString(), node.get("status").asInt(),
+						headers, node.get("body"), node.path("stream").asBoolean(false),
 						Outcome.valueOf(node.get("expected").asString()), accept,
 						(retryAfter == null || retryAfter.isNull()) ? null : retryAfter.asLong()));
 			}

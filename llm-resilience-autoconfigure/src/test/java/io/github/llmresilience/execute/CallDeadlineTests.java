@@ -78,7 +78,8 @@ class CallDeadlineTests {
 	@Test
 	void aConfiguredCallTimeoutIsTheDefaultDeadline() {
 		this.h.provider.always("primary", Reply.json(503, FakeProviderBodies.SERVER_ERROR));
-		// Jitter fixed at half the 500 ms ceiling: the 250 ms backoff would end after the deadline.
+		// Jitter fixed at half the 500 ms ceiling: the 250 ms backoff would end after the
+		// deadline.
 		this.h.build((builder) -> builder.timeouts(TimeoutSettings.defaults().withCall(Duration.ofMillis(100)))
 			.random(() -> 0.5), "primary");
 
@@ -129,8 +130,8 @@ class CallDeadlineTests {
 
 	private static Throwable failure(CompletableFuture<?> future) {
 		await().atMost(Duration.ofSeconds(10)).until(future::isDone);
-		return future.handle((value, error) -> (error instanceof CompletionException)
-				? error.getCause() : error).join();
+		return future.handle((value, error) -> (error instanceof CompletionException) ? error.getCause() : error)
+			.join();
 	}
 
 }

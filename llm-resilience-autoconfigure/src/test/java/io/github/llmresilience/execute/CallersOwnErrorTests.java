@@ -38,8 +38,9 @@ class CallersOwnErrorTests {
 		List<String> reported = new CopyOnWriteArrayList<>();
 		this.h.provider.always("primary", Reply.ok(FakeProviderBodies.OK));
 		this.h.provider.always("secondary", Reply.ok(FakeProviderBodies.OK_SECONDARY));
-		this.h.build((builder) -> builder
-			.unclassifiedListener((provider, status, type) -> reported.add(provider + "/" + status + "/" + type)),
+		this.h.build(
+				(builder) -> builder.unclassifiedListener(
+						(provider, status, type) -> reported.add(provider + "/" + status + "/" + type)),
 				"primary", "secondary");
 
 		for (int i = 0; i < 12; i++) {
@@ -67,11 +68,12 @@ class CallersOwnErrorTests {
 					.body("{}")
 					.retrieve()
 					.body(Integer.class)));
-		assertThat(answer).failsWithin(Duration.ofSeconds(10)).withThrowableThat()
-			.havingCause().isInstanceOf(RestClientException.class);
+		assertThat(answer).failsWithin(Duration.ofSeconds(10))
+			.withThrowableThat()
+			.havingCause()
+			.isInstanceOf(RestClientException.class);
 		assertThat(this.h.provider.totalRequests()).isEqualTo(1);
-		assertThat(this.h.resilience.state().target("primary").breaker().bufferedCalls())
-			.isZero();
+		assertThat(this.h.resilience.state().target("primary").breaker().bufferedCalls()).isZero();
 	}
 
 	@Test
@@ -86,8 +88,7 @@ class CallersOwnErrorTests {
 		})));
 		assertThat(error).isInstanceOf(NullPointerException.class);
 		assertThat(this.h.provider.totalRequests()).isZero();
-		assertThat(this.h.resilience.state().target("primary").breaker().bufferedCalls())
-			.isZero();
+		assertThat(this.h.resilience.state().target("primary").breaker().bufferedCalls()).isZero();
 	}
 
 	@Test
@@ -99,14 +100,14 @@ class CallersOwnErrorTests {
 			.unclassifiedListener((provider, status, type) -> reported.add(provider + "/" + status + "/" + type)),
 				"primary", "secondary");
 
-		String answer = this.h.time.await(this.h.resilience.execute("chat",
-				(attempt) -> attempt.target().name().equals("primary")
-						? Mono.error(new IllegalStateException("client bug")) : this.h.webClientCall(attempt)),
+		String answer = this.h.time.await(
+				this.h.resilience.execute("chat",
+						(attempt) -> attempt.target().name().equals("primary")
+								? Mono.error(new IllegalStateException("client bug")) : this.h.webClientCall(attempt)),
 				this.h.inFlight::get);
 		assertThat(answer).isEqualTo(FakeProviderBodies.OK_SECONDARY);
 		assertThat(reported).containsExactly("openai/0/IllegalStateException");
-		assertThat(this.h.resilience.state().target("primary").breaker().failedCalls())
-			.isEqualTo(1);
+		assertThat(this.h.resilience.state().target("primary").breaker().failedCalls()).isEqualTo(1);
 	}
 
 	@Test
@@ -120,14 +121,12 @@ class CallersOwnErrorTests {
 						: this.h.webClientCall(attempt)),
 				this.h.inFlight::get);
 		assertThat(answer).isEqualTo(FakeProviderBodies.OK_SECONDARY);
-		assertThat(this.h.resilience.state().target("primary").breaker().failedCalls())
-			.isEqualTo(1);
+		assertThat(this.h.resilience.state().target("primary").breaker().failedCalls()).isEqualTo(1);
 	}
 
 	@Test
 	void theRejectionOfARequestStillCarriesItsVerdict() {
-		this.h.provider.always("primary",
-				Reply.json(400, EngineHarness.fixture("openai-400-context-length-exceeded")));
+		this.h.provider.always("primary", Reply.json(400, EngineHarness.fixture("openai-400-context-length-exceeded")));
 		this.h.build((builder) -> {
 		}, "primary");
 		assertThat(this.h.chatFailure()).isInstanceOfSatisfying(LlmRejectedException.class,
@@ -154,8 +153,8 @@ class CallersOwnErrorTests {
 			// The future keeps the original error.
 		}
 		assertThat(future).isCompletedExceptionally();
-		return future.handle((value, error) -> (error instanceof CompletionException)
-				? error.getCause() : error).join();
+		return future.handle((value, error) -> (error instanceof CompletionException) ? error.getCause() : error)
+			.join();
 	}
 
 }

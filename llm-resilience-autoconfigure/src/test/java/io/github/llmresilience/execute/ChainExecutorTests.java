@@ -40,8 +40,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The chain executor against a real HTTP provider, on virtual time: outages, rate
- * limits, quotas, credentials, rejected requests, retry budget, deadlines, concurrency.
+ * The chain executor against a real HTTP provider, on virtual time: outages, rate limits,
+ * quotas, credentials, rejected requests, retry budget, deadlines, concurrency.
  */
 class ChainExecutorTests {
 
@@ -185,8 +185,7 @@ class ChainExecutorTests {
 		assertThat(this.h.events(StateChange.Kind.ACCOUNT_PARKED)).singleElement()
 			.satisfies((parked) -> assertThat(parked.subject()).isEqualTo("acct-a"));
 		// Quota is not the provider's health: the breaker saw nothing.
-		assertThat(this.h.resilience.state().target("primary").breaker().bufferedCalls())
-			.isZero();
+		assertThat(this.h.resilience.state().target("primary").breaker().bufferedCalls()).isZero();
 
 		this.h.at(Duration.ofHours(1));
 		this.h.chat();
@@ -215,8 +214,7 @@ class ChainExecutorTests {
 		assertThat(this.h.events(StateChange.Kind.ACCOUNT_LOCKED)).hasSize(2)
 			.last()
 			.satisfies((locked) -> assertThat(locked.until()).isEqualTo(locked.at().plus(Duration.ofMinutes(2))));
-		assertThat(this.h.resilience.state().target("primary").breaker().bufferedCalls())
-			.isZero();
+		assertThat(this.h.resilience.state().target("primary").breaker().bufferedCalls()).isZero();
 	}
 
 	@Test
@@ -286,8 +284,7 @@ class ChainExecutorTests {
 		// 10 % of 100 calls: the budget, not the attempts per target, was the limit.
 		assertThat(requests).isEqualTo(110);
 		// Every call but the first (which used its two retries) was refused one retry.
-		assertThat(retries).filteredOn((result) -> result == CallObserver.RetryResult.BUDGET_EXHAUSTED)
-			.hasSize(99);
+		assertThat(retries).filteredOn((result) -> result == CallObserver.RetryResult.BUDGET_EXHAUSTED).hasSize(99);
 		assertThat(retries).filteredOn((result) -> result == CallObserver.RetryResult.ATTEMPTED).hasSize(10);
 		assertThat(this.h.time.elapsed()).isLessThan(Duration.ofSeconds(1));
 	}
@@ -350,12 +347,14 @@ class ChainExecutorTests {
 			case 9 -> Reply.json(400, CONTEXT_TOO_LONG);
 			default -> Reply.ok(FakeProviderBodies.OK);
 		});
-		// min-wait 0 believes the 429's "retry-after: 0": the scope is gated for 0 ms and the
-		// next call reaches the provider (time stands still here; the default 100 ms floor
-		// would gate it for default-wait and skip every later call).
-		this.h.build((builder) -> builder.breaker(neverOpens())
-			.retry(new RetrySettings(1, Duration.ZERO, Duration.ZERO, 0.1, Duration.ofSeconds(10), 3))
-			.throttle(new ThrottleSettings(Duration.ofSeconds(5), Duration.ofSeconds(300), Duration.ZERO)), "primary");
+		// min-wait 0 believes the 429's "retry-after: 0": the scope is gated for 0 ms and
+		// the next call reaches the provider (time stands still here; the default 100 ms
+		// floor would gate it for default-wait and skip every later call).
+		this.h.build(
+				(builder) -> builder.breaker(neverOpens())
+					.retry(new RetrySettings(1, Duration.ZERO, Duration.ZERO, 0.1, Duration.ofSeconds(10), 3))
+					.throttle(new ThrottleSettings(Duration.ofSeconds(5), Duration.ofSeconds(300), Duration.ZERO)),
+				"primary");
 
 		AtomicInteger succeeded = new AtomicInteger();
 		AtomicInteger unavailable = new AtomicInteger();
@@ -440,9 +439,8 @@ class ChainExecutorTests {
 				"primary");
 
 		// The hanging first attempt is not counted in flight; the retry is.
-		CompletableFuture<String> answer = this.h.resilience
-			.execute("chat", (attempt) -> (attempt.targetAttempt() == 1) ? hangAwareCall(attempt)
-					: this.h.webClientCall(attempt))
+		CompletableFuture<String> answer = this.h.resilience.execute("chat",
+				(attempt) -> (attempt.targetAttempt() == 1) ? hangAwareCall(attempt) : this.h.webClientCall(attempt))
 			.toFuture();
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.h.provider.requests("primary") == 1);
 		this.h.time.advance(Duration.ofSeconds(10));
@@ -475,14 +473,13 @@ class ChainExecutorTests {
 		this.h.time.advance(Duration.ofSeconds(30));
 		assertThat(this.h.time.await(answer, this.h.inFlight::get)).isEqualTo(FakeProviderBodies.OK_SECONDARY);
 		assertThat(interruptLeaked).isFalse();
-		assertThat(this.h.resilience.state().target("primary").breaker().failedCalls())
-			.isEqualTo(1);
+		assertThat(this.h.resilience.state().target("primary").breaker().failedCalls()).isEqualTo(1);
 	}
 
 	@Test
 	void blockingCallsFailOverAndRetryLikeReactiveOnes() {
-		this.h.provider.script("primary", (n) -> (n <= 2) ? Reply.json(503, FakeProviderBodies.SERVER_ERROR)
-				: Reply.ok(FakeProviderBodies.OK));
+		this.h.provider.script("primary",
+				(n) -> (n <= 2) ? Reply.json(503, FakeProviderBodies.SERVER_ERROR) : Reply.ok(FakeProviderBodies.OK));
 		this.h.build((builder) -> {
 		}, "primary");
 		assertThat(this.h.chatBlocking()).isEqualTo(FakeProviderBodies.OK);
@@ -556,8 +553,8 @@ class ChainExecutorTests {
 	@Test
 	void targetsOfOneFailureDomainShareOneBreaker() {
 		Target a = this.h.target("a", "acct-a");
-		Target b = new Target("b", "openai", "acct-b", "gpt-4o", "region-a",
-				URI.create(this.h.provider.baseUrl("b")), null);
+		Target b = new Target("b", "openai", "acct-b", "gpt-4o", "region-a", URI.create(this.h.provider.baseUrl("b")),
+				null);
 		this.h.provider.always("a", Reply.json(503, FakeProviderBodies.SERVER_ERROR));
 		this.h.provider.always("b", Reply.json(503, FakeProviderBodies.SERVER_ERROR));
 		this.h.build(List.of(a, b), (builder) -> builder.breaker(smallWindow()).retry(oneAttempt()));
@@ -581,7 +578,8 @@ class ChainExecutorTests {
 	}
 
 	private Mono<String> hangAwareCall(Attempt attempt) {
-		// A hanging request must not hold virtual time still: it is not counted in flight.
+		// A hanging request must not hold virtual time still: it is not counted in
+		// flight.
 		if (attempt.target().name().equals("primary")) {
 			return this.h.webClient.post()
 				.uri(attempt.target().baseUrl() + "/v1")
@@ -598,8 +596,8 @@ class ChainExecutorTests {
 	}
 
 	private static BreakerSettings smallWindow() {
-		return new BreakerSettings(2, 2, 50, Duration.ofSeconds(10), 50, Duration.ofSeconds(30),
-				Duration.ofMinutes(15), 1);
+		return new BreakerSettings(2, 2, 50, Duration.ofSeconds(10), 50, Duration.ofSeconds(30), Duration.ofMinutes(15),
+				1);
 	}
 
 	private static RetrySettings oneAttempt() {

@@ -45,7 +45,10 @@ final class EngineHarness implements AutoCloseable {
 
 	LlmResilience resilience;
 
-	/** Targets on the fake provider: openai, account = name, model gpt-4o, one region each. */
+	/**
+	 * Targets on the fake provider: openai, account = name, model gpt-4o, one region
+	 * each.
+	 */
 	EngineHarness build(Consumer<LlmResilienceBuilder> customizer, String... targets) {
 		LlmResilienceBuilder builder = LlmResilience.builder()
 			.clock(this.time)
@@ -123,7 +126,8 @@ final class EngineHarness implements AutoCloseable {
 	String chatBlocking() {
 		CompletableFuture<String> future = CompletableFuture
 			.supplyAsync(() -> this.resilience.call("chat", this::restClientCall));
-		// Jumps shorter than the attempt timeout: see ManualTime#await(CompletableFuture, IntSupplier, Duration).
+		// Jumps shorter than the attempt timeout: see ManualTime#await(CompletableFuture,
+		// IntSupplier, Duration).
 		return this.time.await(future, this.inFlight::get, Duration.ofSeconds(10));
 	}
 

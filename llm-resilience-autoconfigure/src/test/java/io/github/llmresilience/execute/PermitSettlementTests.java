@@ -81,7 +81,9 @@ class PermitSettlementTests {
 		CompletableFuture<List<String>> stream = this.h.resilience.stream("chat", (attempt) -> {
 			throw new AssertionError("caller's assertion");
 		}).cast(String.class).collectList().toFuture();
-		assertThat(stream).failsWithin(Duration.ofSeconds(10)).withThrowableThat().havingRootCause()
+		assertThat(stream).failsWithin(Duration.ofSeconds(10))
+			.withThrowableThat()
+			.havingRootCause()
 			.isInstanceOf(AssertionError.class);
 		assertTwentyHealthyCallsAreServed();
 	}
@@ -121,7 +123,8 @@ class PermitSettlementTests {
 			throw new IllegalStateException("listener bug");
 		}));
 
-		// The trial fails with an exception no extractor knows: the listener is told and throws.
+		// The trial fails with an exception no extractor knows: the listener is told and
+		// throws.
 		Throwable error = catchFailure(this.h.resilience.execute("chat",
 				(attempt) -> Mono.error(new IllegalArgumentException("mapping bug"))));
 		assertThat(error).isInstanceOf(IllegalArgumentException.class).hasMessage("mapping bug");
@@ -135,12 +138,15 @@ class PermitSettlementTests {
 			throw new IllegalStateException("listener bug");
 		}));
 
-		CompletableFuture<String> trial = CompletableFuture.supplyAsync(() -> this.h.resilience.call("chat",
-				(attempt) -> {
-					throw new IllegalArgumentException("mapping bug");
-				}));
-		assertThat(trial).failsWithin(Duration.ofSeconds(10)).withThrowableThat().havingRootCause()
-			.isInstanceOf(IllegalArgumentException.class).withMessage("mapping bug");
+		CompletableFuture<String> trial = CompletableFuture
+			.supplyAsync(() -> this.h.resilience.call("chat", (attempt) -> {
+				throw new IllegalArgumentException("mapping bug");
+			}));
+		assertThat(trial).failsWithin(Duration.ofSeconds(10))
+			.withThrowableThat()
+			.havingRootCause()
+			.isInstanceOf(IllegalArgumentException.class)
+			.withMessage("mapping bug");
 		assertThat(breaker().state()).isEqualTo(CircuitBreaker.State.HALF_OPEN);
 		assertThat(breaker().isUsable()).isTrue();
 		down.set(false);
@@ -254,8 +260,8 @@ class PermitSettlementTests {
 			// await unwraps what it can; the future keeps the original.
 		}
 		assertThat(future).isCompletedExceptionally();
-		return future.handle((value, error) -> (error instanceof CompletionException)
-				? error.getCause() : error).join();
+		return future.handle((value, error) -> (error instanceof CompletionException) ? error.getCause() : error)
+			.join();
 	}
 
 	private ProviderClassifiers classifiers(Function<ProviderResponse, Verdict> classify) {
@@ -282,8 +288,8 @@ class PermitSettlementTests {
 	}
 
 	static BreakerSettings smallWindow() {
-		return new BreakerSettings(2, 2, 50, Duration.ofSeconds(10), 50, Duration.ofSeconds(30),
-				Duration.ofMinutes(15), 1);
+		return new BreakerSettings(2, 2, 50, Duration.ofSeconds(10), 50, Duration.ofSeconds(30), Duration.ofMinutes(15),
+				1);
 	}
 
 	static RetrySettings oneAttempt() {

@@ -33,9 +33,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Streams over real HTTP (SSE frames released by the test) on virtual time: time to
- * first token, stalls, long streams, in-stream errors, refusals, cancellation, and
- * timeouts measured from latency.
+ * Streams over real HTTP (SSE frames released by the test) on virtual time: time to first
+ * token, stalls, long streams, in-stream errors, refusals, cancellation, and timeouts
+ * measured from latency.
  */
 class StreamingExecutorTests {
 
@@ -65,8 +65,7 @@ class StreamingExecutorTests {
 
 		assertThat(received.error.get()).isNull();
 		assertThat(received.texts()).containsExactly("Hi", " there");
-		assertThat(this.h.resilience.state().target("primary").breaker().failedCalls())
-			.isEqualTo(1);
+		assertThat(this.h.resilience.state().target("primary").breaker().failedCalls()).isEqualTo(1);
 	}
 
 	@Test
@@ -80,11 +79,12 @@ class StreamingExecutorTests {
 	@Test
 	void streamsWhoseFirstTokensArriveInTimeLeaveTheBreakerClosed() {
 		assertThat(streamsWithFirstTokenAfter(Duration.ofSeconds(1))).isEqualTo(CircuitBreaker.State.CLOSED);
-		assertThat(this.h.resilience.state().target("primary").breaker().slowCalls())
-			.isZero();
+		assertThat(this.h.resilience.state().target("primary").breaker().slowCalls()).isZero();
 	}
 
-	/** Two streams (the breaker's minimum) whose first token comes after the given time. */
+	/**
+	 * Two streams (the breaker's minimum) whose first token comes after the given time.
+	 */
 	private CircuitBreaker.State streamsWithFirstTokenAfter(Duration firstToken) {
 		List<Stream> streams = List.of(new Stream(), new Stream());
 		this.h.provider.script("primary", (n) -> Reply.stream(streams.get(n - 1)));
@@ -158,8 +158,7 @@ class StreamingExecutorTests {
 		assertThat(received.error.get()).isNull();
 		assertThat(received.texts()).hasSize(180);
 		assertThat(received.items.get(180).finishReason()).isEqualTo("stop");
-		assertThat(this.h.resilience.state().target("primary").breaker().successfulCalls())
-			.isEqualTo(1);
+		assertThat(this.h.resilience.state().target("primary").breaker().successfulCalls()).isEqualTo(1);
 	}
 
 	@Test
@@ -183,8 +182,7 @@ class StreamingExecutorTests {
 			assertThat(interrupted.causeVerdict().outcome()).isEqualTo(Outcome.AVAILABILITY);
 			assertThat(interrupted.causeVerdict().errorType()).contains("overloaded_error");
 		});
-		assertThat(this.h.resilience.state().target("claude").breaker().failedCalls())
-			.isEqualTo(1);
+		assertThat(this.h.resilience.state().target("claude").breaker().failedCalls()).isEqualTo(1);
 		assertThat(this.h.provider.requests("secondary")).isZero();
 	}
 
@@ -208,9 +206,8 @@ class StreamingExecutorTests {
 
 	@Test
 	void aRefusalMidStreamReachesTheSubscriberAsARejectionNotABreakerFailure() {
-		this.h.provider.always("claude", Reply.stream(new Stream()
-			.send(anthropic("content_block_delta",
-					"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"I\"}}"))
+		this.h.provider.always("claude", Reply.stream(new Stream().send(anthropic("content_block_delta",
+				"{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"I\"}}"))
 			.send(anthropic("message_delta", "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"refusal\"}}"))));
 		buildWithClaudeFirst();
 
@@ -219,8 +216,7 @@ class StreamingExecutorTests {
 
 		assertThat(received.error.get()).isInstanceOfSatisfying(LlmRejectedException.class,
 				(rejected) -> assertThat(rejected.verdict().outcome()).isEqualTo(Outcome.CONTENT_FILTER));
-		assertThat(this.h.resilience.state().target("claude").breaker().bufferedCalls())
-			.isZero();
+		assertThat(this.h.resilience.state().target("claude").breaker().bufferedCalls()).isZero();
 		assertThat(this.h.provider.requests("secondary")).isZero();
 	}
 
@@ -231,7 +227,8 @@ class StreamingExecutorTests {
 				: (n == 3) ? Reply.stream(endless) : Reply.stream(new Stream().send(openAi("ok")).send(openAiDone())));
 		this.h.build((builder) -> builder.retry(oneAttempt())
 			.breaker(new BreakerSettings(2, 2, 50, Duration.ofSeconds(10), 50, Duration.ofSeconds(30),
-					Duration.ofMinutes(15), 1)), "primary");
+					Duration.ofMinutes(15), 1)),
+				"primary");
 		this.h.chatFailure();
 		this.h.chatFailure();
 		this.h.time.advance(Duration.ofSeconds(31));
@@ -269,8 +266,7 @@ class StreamingExecutorTests {
 		assertThat(p99.multipliedBy(8)).isLessThan(Duration.ofSeconds(30));
 		assertThat(this.h.resilience.breaker("primary").state()).isEqualTo(CircuitBreaker.State.OPEN);
 		assertThat(slowCalls).isEqualTo(10);
-		assertThat(this.h.resilience.state().target("primary").breaker().failedCalls())
-			.isZero();
+		assertThat(this.h.resilience.state().target("primary").breaker().failedCalls()).isZero();
 	}
 
 	@Test
@@ -294,11 +290,14 @@ class StreamingExecutorTests {
 		assertThat(timeout.current()).isEqualTo(Duration.ofSeconds(6));
 
 		AtomicReference<Throwable> failure = new AtomicReference<>();
-		this.h.resilience.execute("chat", (attempt) -> this.h.webClient.post()
-			.uri(attempt.target().baseUrl() + "/v1")
-			.bodyValue("{}")
-			.retrieve()
-			.bodyToMono(String.class)).subscribe((value) -> {
+		this.h.resilience
+			.execute("chat",
+					(attempt) -> this.h.webClient.post()
+						.uri(attempt.target().baseUrl() + "/v1")
+						.bodyValue("{}")
+						.retrieve()
+						.bodyToMono(String.class))
+			.subscribe((value) -> {
 			}, failure::set);
 		soon().atMost(Duration.ofSeconds(10)).until(() -> this.h.provider.requests("primary") == 201);
 		this.h.time.advance(Duration.ofMillis(5_999));
@@ -311,8 +310,7 @@ class StreamingExecutorTests {
 
 	@Test
 	void timeToFirstTokenIsMeasuredForStreams() {
-		this.h.provider.script("primary",
-				(n) -> Reply.stream(new Stream().send(openAi("x")).send(openAiDone()).end()));
+		this.h.provider.script("primary", (n) -> Reply.stream(new Stream().send(openAi("x")).send(openAiDone()).end()));
 		this.h.build((builder) -> {
 		}, "primary");
 		for (int i = 0; i < 3; i++) {
@@ -329,8 +327,10 @@ class StreamingExecutorTests {
 	}
 
 	private void callTaking(Duration latency) {
-		this.h.time.await(this.h.resilience.execute("chat",
-				(attempt) -> this.h.webClientCall(attempt).delayElement(latency, this.h.time)), this.h.inFlight::get);
+		this.h.time.await(
+				this.h.resilience.execute("chat",
+						(attempt) -> this.h.webClientCall(attempt).delayElement(latency, this.h.time)),
+				this.h.inFlight::get);
 	}
 
 	private void buildWithClaudeFirst() {
@@ -340,13 +340,13 @@ class StreamingExecutorTests {
 	private void buildWithClaudeFirst(List<Verdict> verdicts) {
 		Target claude = new Target("claude", "anthropic", "anthropic-acct", "claude-sonnet", "us",
 				URI.create(this.h.provider.baseUrl("claude")), null);
-		this.h.build(List.of(claude, this.h.target("secondary", "acct-b")), (builder) -> builder.retry(oneAttempt())
-			.observer(new CallObserver() {
-				@Override
-				public void onAttempt(String chain, Target target, Verdict verdict, long nanos) {
-					verdicts.add(verdict);
-				}
-			}));
+		this.h.build(List.of(claude, this.h.target("secondary", "acct-b")),
+				(builder) -> builder.retry(oneAttempt()).observer(new CallObserver() {
+					@Override
+					public void onAttempt(String chain, Target target, Verdict verdict, long nanos) {
+						verdicts.add(verdict);
+					}
+				}));
 	}
 
 	private Flux<StreamChunk> openAiStream(Attempt attempt) {
@@ -368,7 +368,8 @@ class StreamingExecutorTests {
 	}
 
 	private static String openAi(String text) {
-		return "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + text + "\"},\"finish_reason\":null}]}\n\n";
+		return "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" + text
+				+ "\"},\"finish_reason\":null}]}\n\n";
 	}
 
 	private static String openAiDone() {
@@ -409,11 +410,12 @@ class StreamingExecutorTests {
 		Disposable subscription;
 
 		List<String> texts() {
-			return this.items.stream().map(StreamChunk::text).filter(Function.<String>identity()
-				.andThen((text) -> !text.isEmpty())::apply).toList();
+			return this.items.stream()
+				.map(StreamChunk::text)
+				.filter(Function.<String>identity().andThen((text) -> !text.isEmpty())::apply)
+				.toList();
 		}
 
 	}
-
 
 }

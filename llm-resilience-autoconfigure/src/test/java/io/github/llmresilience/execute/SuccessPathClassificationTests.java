@@ -49,8 +49,8 @@ class SuccessPathClassificationTests {
 
 	@Test
 	void aFailedCallIsClassified() {
-		// The counting classifier is the one the engine asks. A rejected key is not retried,
-		// so the call waits for no backoff and is classified once.
+		// The counting classifier is the one the engine asks. A rejected key is not
+		// retried, so the call waits for no backoff and is classified once.
 		ProviderResponse rejected = ProviderResponse.of(401, Map.of(),
 				"{\"error\":{\"message\":\"Incorrect API key provided\",\"type\":\"invalid_request_error\","
 						+ "\"code\":\"invalid_api_key\"}}");

@@ -37,8 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The WebClient filter and the RestClient interceptor, which protect one target without
- * a chain.
+ * The WebClient filter and the RestClient interceptor, which protect one target without a
+ * chain.
  */
 class WebIntegrationTests {
 
@@ -60,28 +60,32 @@ class WebIntegrationTests {
 
 	@Test
 	void webClientFilterRetriesAnOutageOnTheSameTarget() {
-		this.h.provider.script("primary", (n) -> (n <= 2) ? Reply.json(503, FakeProviderBodies.SERVER_ERROR)
-				: Reply.ok(FakeProviderBodies.OK));
+		this.h.provider.script("primary",
+				(n) -> (n <= 2) ? Reply.json(503, FakeProviderBodies.SERVER_ERROR) : Reply.ok(FakeProviderBodies.OK));
 		this.h.build((builder) -> {
 		}, "primary");
 		WebClient client = webClient();
 
-		String answer = this.h.time.await(client.post().uri("/v1/chat/completions").bodyValue("{}").retrieve()
-			.bodyToMono(String.class), this.h.inFlight::get);
+		String answer = this.h.time.await(
+				client.post().uri("/v1/chat/completions").bodyValue("{}").retrieve().bodyToMono(String.class),
+				this.h.inFlight::get);
 		assertThat(answer).isEqualTo(FakeProviderBodies.OK);
 		assertThat(this.h.provider.requests("primary")).isEqualTo(3);
 	}
 
 	@Test
 	void webClientFilterHandsABadRequestBackAsTheProvidersOwnAnswer() {
-		this.h.provider.always("primary",
-				Reply.json(400, EngineHarness.fixture("openai-400-context-length-exceeded")));
+		this.h.provider.always("primary", Reply.json(400, EngineHarness.fixture("openai-400-context-length-exceeded")));
 		this.h.build((builder) -> {
 		}, "primary");
 
 		assertThatExceptionOfType(WebClientResponseException.BadRequest.class)
-			.isThrownBy(() -> webClient().post().uri("/v1/chat/completions").bodyValue("{}").retrieve()
-				.bodyToMono(String.class).block(Duration.ofSeconds(10)))
+			.isThrownBy(() -> webClient().post()
+				.uri("/v1/chat/completions")
+				.bodyValue("{}")
+				.retrieve()
+				.bodyToMono(String.class)
+				.block(Duration.ofSeconds(10)))
 			.satisfies((ex) -> assertThat(ex.getResponseBodyAsString()).contains("context_length_exceeded"));
 		assertThat(this.h.provider.requests("primary")).isEqualTo(1);
 	}
@@ -106,8 +110,8 @@ class WebIntegrationTests {
 
 	@Test
 	void restClientInterceptorRetriesAndThenAnswers() {
-		this.h.provider.script("primary", (n) -> (n == 1) ? Reply.json(502, "<html>Bad gateway</html>")
-				: Reply.ok(FakeProviderBodies.OK));
+		this.h.provider.script("primary",
+				(n) -> (n == 1) ? Reply.json(502, "<html>Bad gateway</html>") : Reply.ok(FakeProviderBodies.OK));
 		this.h.build((builder) -> {
 		}, "primary");
 		RestClient client = restClient();
@@ -121,8 +125,7 @@ class WebIntegrationTests {
 
 	@Test
 	void restClientInterceptorHandsABadRequestBackAsTheProvidersOwnAnswer() {
-		this.h.provider.always("primary",
-				Reply.json(400, EngineHarness.fixture("openai-400-context-length-exceeded")));
+		this.h.provider.always("primary", Reply.json(400, EngineHarness.fixture("openai-400-context-length-exceeded")));
 		this.h.build((builder) -> {
 		}, "primary");
 
@@ -141,8 +144,9 @@ class WebIntegrationTests {
 		this.h.build((builder) -> {
 		}, "primary");
 
-		String answer = this.h.time.await(webClient().post().uri("/v1/chat/completions").bodyValue("{}").retrieve()
-			.bodyToMono(String.class), this.h.inFlight::get);
+		String answer = this.h.time.await(
+				webClient().post().uri("/v1/chat/completions").bodyValue("{}").retrieve().bodyToMono(String.class),
+				this.h.inFlight::get);
 		assertThat(answer).isEqualTo(FakeProviderBodies.OK);
 		assertThat(this.h.provider.requests("primary")).isEqualTo(2);
 		assertBreakerRecorded(1, 1);
@@ -154,8 +158,12 @@ class WebIntegrationTests {
 		this.h.build((builder) -> {
 		}, "primary");
 
-		String answer = webClient().post().uri("/v1/chat/completions").bodyValue("{}").retrieve()
-			.bodyToMono(String.class).block(Duration.ofSeconds(10));
+		String answer = webClient().post()
+			.uri("/v1/chat/completions")
+			.bodyValue("{}")
+			.retrieve()
+			.bodyToMono(String.class)
+			.block(Duration.ofSeconds(10));
 		assertThat(answer).isEqualTo(CONTENT_FILTER);
 		assertThat(this.h.provider.requests("primary")).isEqualTo(1);
 		assertBreakerRecorded(0, 0);
@@ -167,8 +175,12 @@ class WebIntegrationTests {
 		this.h.build((builder) -> {
 		}, "primary");
 
-		String answer = webClient().post().uri("/v1/chat/completions").bodyValue("{}").retrieve()
-			.bodyToMono(String.class).block(Duration.ofSeconds(10));
+		String answer = webClient().post()
+			.uri("/v1/chat/completions")
+			.bodyValue("{}")
+			.retrieve()
+			.bodyToMono(String.class)
+			.block(Duration.ofSeconds(10));
 		assertThat(answer).isEqualTo(FakeProviderBodies.OK);
 		assertThat(this.h.provider.requests("primary")).isEqualTo(1);
 		assertBreakerRecorded(0, 1);
@@ -181,8 +193,12 @@ class WebIntegrationTests {
 		this.h.build((builder) -> {
 		}, "primary");
 
-		byte[] answer = webClient().post().uri("/v1/chat/completions").bodyValue("{}").retrieve()
-			.bodyToMono(byte[].class).block(Duration.ofSeconds(10));
+		byte[] answer = webClient().post()
+			.uri("/v1/chat/completions")
+			.bodyValue("{}")
+			.retrieve()
+			.bodyToMono(byte[].class)
+			.block(Duration.ofSeconds(10));
 		assertThat(answer).isEqualTo(large.getBytes(StandardCharsets.UTF_8));
 		assertThat(this.h.provider.requests("primary")).isEqualTo(1);
 		assertBreakerRecorded(0, 1);
@@ -195,8 +211,12 @@ class WebIntegrationTests {
 		this.h.build((builder) -> {
 		}, "primary");
 
-		byte[] answer = webClient().post().uri("/v1/chat/completions").bodyValue("{}").retrieve()
-			.bodyToMono(byte[].class).block(Duration.ofSeconds(10));
+		byte[] answer = webClient().post()
+			.uri("/v1/chat/completions")
+			.bodyValue("{}")
+			.retrieve()
+			.bodyToMono(byte[].class)
+			.block(Duration.ofSeconds(10));
 		assertThat(answer).isEqualTo(large.getBytes(StandardCharsets.UTF_8));
 		assertThat(this.h.provider.requests("primary")).isEqualTo(1);
 		assertBreakerRecorded(0, 0);
@@ -210,8 +230,12 @@ class WebIntegrationTests {
 		}, "primary");
 
 		// The server has not ended the stream: the first event arrives on its own.
-		String first = webClient().post().uri("/v1/chat/completions").bodyValue("{}").retrieve()
-			.bodyToFlux(String.class).blockFirst(Duration.ofSeconds(10));
+		String first = webClient().post()
+			.uri("/v1/chat/completions")
+			.bodyValue("{}")
+			.retrieve()
+			.bodyToFlux(String.class)
+			.blockFirst(Duration.ofSeconds(10));
 		stream.end();
 		assertThat(first).isEqualTo(FIRST_CHUNK);
 		assertThat(this.h.provider.requests("primary")).isEqualTo(1);
@@ -304,13 +328,14 @@ class WebIntegrationTests {
 		RestClient client = restClient();
 
 		// The server has not ended the stream: the first event arrives on its own. The
-		// response stays open (the JDK client's close drains the body) until it has ended.
+		// response stays open (the JDK client's close drains the body) until it has
+		// ended.
 		CompletableFuture<FirstLine> first = CompletableFuture.supplyAsync(() -> client.post()
 			.uri("/v1/chat/completions")
 			.body("{}")
-			.exchange((request, response) -> new FirstLine(new BufferedReader(
-					new InputStreamReader(response.getBody(), StandardCharsets.UTF_8))
-				.readLine(), response), false));
+			.exchange((request, response) -> new FirstLine(
+					new BufferedReader(new InputStreamReader(response.getBody(), StandardCharsets.UTF_8)).readLine(),
+					response), false));
 		try {
 			FirstLine line = first.get(10, TimeUnit.SECONDS);
 			stream.end();
@@ -344,9 +369,9 @@ class WebIntegrationTests {
 
 	/**
 	 * The resilience filter outermost; inside it, a filter that counts an exchange in
-	 * flight until its body has been read to the end (or given up), error answers'
-	 * bodies being read here, so that virtual time never moves while a real answer is
-	 * still on its way.
+	 * flight until its body has been read to the end (or given up), error answers' bodies
+	 * being read here, so that virtual time never moves while a real answer is still on
+	 * its way.
 	 */
 	private WebClient webClient() {
 		return WebClient.builder()
@@ -357,9 +382,7 @@ class WebIntegrationTests {
 			.filter((request, next) -> Mono.defer(() -> {
 				Runnable done = inFlight();
 				return next.exchange(request)
-					.map((response) -> response.mutate()
-						.body((body) -> body.doFinally((signal) -> done.run()))
-						.build())
+					.map((response) -> response.mutate().body((body) -> body.doFinally((signal) -> done.run())).build())
 					.doOnError((error) -> done.run())
 					.doOnCancel(done)
 					.flatMap(WebIntegrationTests::buffered);

@@ -54,7 +54,8 @@ class LlmCallMetricsTests {
 			.isEqualTo(1);
 		assertThat(this.registry.get("llm.resilience.backoff").timer().totalTime(TimeUnit.MILLISECONDS)).isEqualTo(500);
 		assertThat(this.registry.get("llm.resilience.fallbacks").counter().count()).isEqualTo(1);
-		assertThat(this.registry.get("llm.resilience.unavailable").tags("chain", "chat", "throttled", "true")
+		assertThat(this.registry.get("llm.resilience.unavailable")
+			.tags("chain", "chat", "throttled", "true")
 			.counter()
 			.count()).isEqualTo(1);
 	}

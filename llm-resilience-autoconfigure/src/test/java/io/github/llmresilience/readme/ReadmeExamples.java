@@ -20,8 +20,8 @@ import org.springframework.web.client.RestClient;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /**
- * The examples of README.md's "Call through it" section and of docs/calls.md's "One target,
- * no chain", as written there: if one stops compiling, so does the test suite.
+ * The examples of README.md's "Call through it" section and of docs/calls.md's "One
+ * target, no chain", as written there: if one stops compiling, so does the test suite.
  * {@code ReadmeExamplesTests} runs the first against a real server.
  */
 final class ReadmeExamples {
@@ -34,6 +34,7 @@ final class ReadmeExamples {
 	static class Answers {
 
 		private final LlmResilience resilience;
+
 		private final WebClient http = WebClient.create();
 
 		Answers(LlmResilience resilience) {
@@ -41,25 +42,28 @@ final class ReadmeExamples {
 		}
 
 		Mono<String> answer(String question) {
-			return resilience.execute("chat", Duration.ofSeconds(20), attempt -> http.post()
-				.uri(attempt.target().baseUrl() + "/v1/chat/completions")
-				.header("Authorization", "Bearer " + attempt.target().apiKey().reveal())
-				.header("Idempotency-Key", attempt.idempotencyKey())
-				.bodyValue(Map.of("model", attempt.target().model(),
-						"messages", List.of(Map.of("role", "user", "content", question))))
-				.retrieve()
-				.bodyToMono(String.class));
+			return resilience.execute("chat", Duration.ofSeconds(20),
+					attempt -> http.post()
+						.uri(attempt.target().baseUrl() + "/v1/chat/completions")
+						.header("Authorization", "Bearer " + attempt.target().apiKey().reveal())
+						.header("Idempotency-Key", attempt.idempotencyKey())
+						.bodyValue(Map.of("model", attempt.target().model(), "messages",
+								List.of(Map.of("role", "user", "content", question))))
+						.retrieve()
+						.bodyToMono(String.class));
 		}
+
 	}
 
 	// "Blocking, with RestClient or a vendor SDK"
 	static String blocking(LlmResilience resilience, RestClient restClient, Object request) {
-		String text = resilience.call("chat", attempt -> restClient.post()
-			.uri(attempt.target().baseUrl() + "/v1/messages")
-			.header("x-api-key", attempt.target().apiKey().reveal())
-			.body(request)
-			.retrieve()
-			.body(String.class));
+		String text = resilience.call("chat",
+				attempt -> restClient.post()
+					.uri(attempt.target().baseUrl() + "/v1/messages")
+					.header("x-api-key", attempt.target().apiKey().reveal())
+					.body(request)
+					.retrieve()
+					.body(String.class));
 		return text;
 	}
 
@@ -80,21 +84,22 @@ final class ReadmeExamples {
 	static void operate(LlmResilience resilience, org.slf4j.Logger log) {
 		TargetState primary = resilience.state().target("primary");
 		if (primary.breaker().status() == BreakerState.Status.OPEN) {
-		    log.warn("primary is out until {}", primary.availableAt());
+			log.warn("primary is out until {}", primary.availableAt());
 		}
-		resilience.operator().forceOpen("primary");   // held open until closed or reset
+		resilience.operator().forceOpen("primary"); // held open until closed or reset
 		resilience.operator().replaceChain("chat", List.of("secondary", "primary"));
 	}
 
 	// "Streaming"
 	static Flux<StreamChunk> streaming(LlmResilience resilience, WebClient http, Object requestWithStreamTrue) {
-		Flux<StreamChunk> tokens = resilience.stream("chat", attempt -> OpenAiChatStream.chunks(http.post()
-			.uri(attempt.target().baseUrl() + "/v1/chat/completions")
-			.header("Authorization", "Bearer " + attempt.target().apiKey().reveal())
-			.accept(MediaType.TEXT_EVENT_STREAM)
-			.bodyValue(requestWithStreamTrue)
-			.retrieve()
-			.bodyToFlux(OpenAiChatStream.EVENTS)));
+		Flux<StreamChunk> tokens = resilience.stream("chat",
+				attempt -> OpenAiChatStream.chunks(http.post()
+					.uri(attempt.target().baseUrl() + "/v1/chat/completions")
+					.header("Authorization", "Bearer " + attempt.target().apiKey().reveal())
+					.accept(MediaType.TEXT_EVENT_STREAM)
+					.bodyValue(requestWithStreamTrue)
+					.retrieve()
+					.bodyToFlux(OpenAiChatStream.EVENTS)));
 		return tokens;
 	}
 

@@ -165,8 +165,7 @@ public final class FakeProvider implements AutoCloseable {
 		String target = path.substring(1).split("/", 2)[0];
 		int number = this.requests.computeIfAbsent(target, (key) -> new AtomicInteger()).incrementAndGet();
 		exchange.getRequestHeaders()
-			.forEach((name, values) -> this.lastHeaders.put(target + "|" + name.toLowerCase(Locale.ROOT),
-					values));
+			.forEach((name, values) -> this.lastHeaders.put(target + "|" + name.toLowerCase(Locale.ROOT), values));
 		exchange.getRequestBody().readAllBytes();
 		IntFunction<Reply> script = this.scripts.get(target);
 		Reply reply = (script != null) ? script.apply(number) : Reply.json(404, "{\"error\":\"no script\"}");

@@ -98,7 +98,9 @@ public final class ManualTime extends Clock implements Scheduler {
 		}
 	}
 
-	/** Run the next pending timer, moving time to it; {@code false} when there is none. */
+	/**
+	 * Run the next pending timer, moving time to it; {@code false} when there is none.
+	 */
 	public boolean advanceToNextTimer() {
 		return advanceToNextTimer(Long.MAX_VALUE);
 	}
@@ -132,7 +134,9 @@ public final class ManualTime extends Clock implements Scheduler {
 		return await(mono.toFuture(), inFlight);
 	}
 
-	/** Like {@link #await(Mono, IntSupplier)}, for a blocking call run on another thread. */
+	/**
+	 * Like {@link #await(Mono, IntSupplier)}, for a blocking call run on another thread.
+	 */
 	public <T> T await(CompletableFuture<T> future, IntSupplier inFlight) {
 		return await(future, inFlight, Duration.ofNanos(Long.MAX_VALUE));
 	}
@@ -140,9 +144,9 @@ public final class ManualTime extends Clock implements Scheduler {
 	/**
 	 * Like {@link #await(CompletableFuture, IntSupplier)}, moving time only to timers due
 	 * within {@code maxJump}. A blocking call arms its attempt's alarm before its call
-	 * function can count itself in flight; on a busy machine the waiting thread may look in
-	 * that instant and fire the alarm early. A jump shorter than the attempt timeout lets
-	 * backoffs pass and never reaches an alarm.
+	 * function can count itself in flight; on a busy machine the waiting thread may look
+	 * in that instant and fire the alarm early. A jump shorter than the attempt timeout
+	 * lets backoffs pass and never reaches an alarm.
 	 */
 	public <T> T await(CompletableFuture<T> future, IntSupplier inFlight, Duration maxJump) {
 		long maxJumpNanos = maxJump.toNanos();

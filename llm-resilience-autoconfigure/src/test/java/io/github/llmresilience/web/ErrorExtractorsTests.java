@@ -47,7 +47,8 @@ class ErrorExtractorsTests {
 
 	@Test
 	void aFailureWhileReadingATwoHundredBodyIsReadFromItsCause() {
-		// WebClient wraps a connection dropped under a 200 stream in a 200 response exception.
+		// WebClient wraps a connection dropped under a 200 stream in a 200 response
+		// exception.
 		WebClientResponseException wrapped = new WebClientResponseException("Error while reading the body", 200, "OK",
 				new HttpHeaders(), null, StandardCharsets.UTF_8);
 		wrapped.initCause(new EOFException("connection closed"));
@@ -65,8 +66,9 @@ class ErrorExtractorsTests {
 
 	@Test
 	void transportFailuresAreReadFromTheCauseChain() {
-		assertThat(this.extractors.extract(new ResourceAccessException("I/O", new SocketTimeoutException("read")))
-			.kind()).isEqualTo(ProviderResponse.Kind.TIMEOUT);
+		assertThat(
+				this.extractors.extract(new ResourceAccessException("I/O", new SocketTimeoutException("read"))).kind())
+			.isEqualTo(ProviderResponse.Kind.TIMEOUT);
 		assertThat(this.extractors.extract(new RuntimeException(new ConnectException("refused"))).kind())
 			.isEqualTo(ProviderResponse.Kind.CONNECTION_FAILURE);
 		assertThat(this.extractors.extract(new TimeoutException()).kind()).isEqualTo(ProviderResponse.Kind.TIMEOUT);
@@ -110,6 +112,5 @@ class ErrorExtractorsTests {
 	private Outcome classify(String provider, Throwable error) {
 		return BuiltInClassifiers.forProvider(provider).classify(this.extractors.extract(error)).outcome();
 	}
-
 
 }

@@ -18,8 +18,8 @@ public class SampleApplication {
 		SpringApplication application = new SpringApplication(SampleApplication.class);
 		boolean drill = Arrays.stream(args).anyMatch((arg) -> arg.startsWith("--drill="));
 		if (drill) {
-			// The course's settings (application-drill.yml) and ports of its own, so that a
-			// drill can run beside a running sample app.
+			// The course's settings (application-drill.yml) and ports of its own, so that
+			// a drill can run beside a running sample app.
 			application.setAdditionalProfiles("drill");
 		}
 		ConfigurableApplicationContext context = application.run(args);

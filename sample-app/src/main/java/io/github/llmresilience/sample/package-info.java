@@ -1,5 +1,6 @@
 /**
- * The sample application: an answers service on llm-resilience, with a provider simulator.
+ * The sample application: an answers service on llm-resilience, with a provider
+ * simulator.
  */
 @NullMarked
 package io.github.llmresilience.sample;

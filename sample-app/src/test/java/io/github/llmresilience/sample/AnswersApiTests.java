@@ -96,8 +96,7 @@ class AnswersApiTests {
 		this.simulator.mode("primary", "{\"mode\": \"outage\"}");
 
 		ask("Still there?").expectStatus().isOk().expectBody().jsonPath("$.servedBy").isEqualTo("secondary");
-		assertThat(this.simulator.stats("primary").mode(Mode.OUTAGE)
-			.statuses()).containsOnlyKeys(503);
+		assertThat(this.simulator.stats("primary").mode(Mode.OUTAGE).statuses()).containsOnlyKeys(503);
 		assertThat(this.simulator.stats("secondary").statuses()).containsExactly(Map.entry(200, 1L));
 	}
 
@@ -229,10 +228,10 @@ class AnswersApiTests {
 
 		stream("Tell me a long story");
 
-		assertThat(this.resilience.state().target("primary").breaker().failedCalls())
-			.isEqualTo(1);
+		assertThat(this.resilience.state().target("primary").breaker().failedCalls()).isEqualTo(1);
 		assertThat(this.simulator.stats().targets().containsKey("secondary")
-				? this.simulator.stats().targets().get("secondary").requests() : 0L).isZero();
+				? this.simulator.stats().targets().get("secondary").requests() : 0L)
+			.isZero();
 	}
 
 	@Test
@@ -263,8 +262,14 @@ class AnswersApiTests {
 		Job done = awaitJob(id, JobState.SUCCEEDED);
 		assertThat(done.servedBy()).isEqualTo("primary");
 		assertThat(done.attempts()).isZero();
-		this.http.get().uri("/v1/jobs").exchange().expectStatus().isOk().expectBody()
-			.jsonPath("$.succeeded").value((Integer succeeded) -> assertThat(succeeded).isPositive());
+		this.http.get()
+			.uri("/v1/jobs")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.succeeded")
+			.value((Integer succeeded) -> assertThat(succeeded).isPositive());
 	}
 
 	@Test
@@ -273,8 +278,8 @@ class AnswersApiTests {
 		this.simulator.mode("secondary", "{\"mode\": \"outage\"}");
 
 		String id = submit("Summarise this ticket").id();
-		Job waiting = await().atMost(PATIENCE).until(() -> job(id),
-				(job) -> job.state() == JobState.QUEUED && job.lastError() != null);
+		Job waiting = await().atMost(PATIENCE)
+			.until(() -> job(id), (job) -> job.state() == JobState.QUEUED && job.lastError() != null);
 		assertThat(waiting.attempts()).isZero();
 		assertThat(waiting.lastError()).startsWith("ai_unavailable");
 		assertThat(waiting.notBefore()).isAfter(this.clock.instant());
@@ -288,8 +293,14 @@ class AnswersApiTests {
 
 	@Test
 	void unknownJobIs404() {
-		this.http.get().uri("/v1/jobs/job-none").exchange().expectStatus().isNotFound().expectBody()
-			.jsonPath("$.error.code").isEqualTo("job_not_found");
+		this.http.get()
+			.uri("/v1/jobs/job-none")
+			.exchange()
+			.expectStatus()
+			.isNotFound()
+			.expectBody()
+			.jsonPath("$.error.code")
+			.isEqualTo("job_not_found");
 	}
 
 	private WebTestClient.ResponseSpec ask(String question) {
@@ -328,8 +339,14 @@ class AnswersApiTests {
 	}
 
 	private Job job(String id) {
-		return this.http.get().uri("/v1/jobs/{id}", id).exchange().expectStatus().isOk().expectBody(Job.class)
-			.returnResult().getResponseBody();
+		return this.http.get()
+			.uri("/v1/jobs/{id}", id)
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(Job.class)
+			.returnResult()
+			.getResponseBody();
 	}
 
 	private Job awaitJob(String id, JobState state) {

@@ -20,10 +20,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The course's outage drill, compressed: the drill profile (breaker opening after 5
- * calls, one request per job attempt), answers twenty times faster, a 2-second outage
- * and a breaker open for 3 seconds instead of 20 and 30. The counts are the course's:
- * with the breaker at most 8 calls reach the provider and all 30 jobs succeed; without
- * it, 30 jobs times 5 attempts reach it and all 30 become dead letters.
+ * calls, one request per job attempt), answers twenty times faster, a 2-second outage and
+ * a breaker open for 3 seconds instead of 20 and 30. The counts are the course's: with
+ * the breaker at most 8 calls reach the provider and all 30 jobs succeed; without it, 30
+ * jobs times 5 attempts reach it and all 30 become dead letters.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE,
 		properties = { "sample.simulator.latency-scale=0.05", "llm.resilience.breaker.open-duration=3s" })
@@ -50,7 +50,8 @@ class OutageDrillTests {
 
 	@Test
 	void withTheBreakerAtMostEightCallsReachTheProviderAndEveryJobSucceeds() {
-		// The outage is shorter than the breaker's open time, so its one trial comes after.
+		// The outage is shorter than the breaker's open time, so its one trial comes
+		// after.
 		DrillReport report = this.drill.run(DrillPlan.outage(true)
 			.withIncident(Duration.ofSeconds(2))
 			.withAttemptDelay(Duration.ofMillis(100))
@@ -64,7 +65,8 @@ class OutageDrillTests {
 
 	@Test
 	void withoutTheBreakerEveryAttemptReachesTheProviderAndEveryJobIsADeadLetter() {
-		// Long enough for 5 attempts of every job to fall inside the outage on a slow machine.
+		// Long enough for 5 attempts of every job to fall inside the outage on a slow
+		// machine.
 		DrillReport report = this.drill.run(DrillPlan.outage(false)
 			.withIncident(Duration.ofSeconds(20))
 			.withAttemptDelay(Duration.ofMillis(50))

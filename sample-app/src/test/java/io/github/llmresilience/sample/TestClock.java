@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A clock that stands still until a test moves it, shared by llm-resilience (gates,
- * breakers, retry-after), the simulator (mode ends, rate-limit windows) and the job queue:
- * a test waits for a retry-after by moving time, not by sleeping.
+ * breakers, retry-after), the simulator (mode ends, rate-limit windows) and the job
+ * queue: a test waits for a retry-after by moving time, not by sleeping.
  */
 public final class TestClock extends Clock {
 

@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * does not tell: the moment an open breaker will let a trial through, whether a half-open
  * breaker has a trial permit left, and a safety limit on the half-open state.
  *
- * <p>Resilience4j's half-open state waits for its trials forever when
+ * <p>
+ * Resilience4j's half-open state waits for its trials forever when
  * {@code maxWaitDurationInHalfOpenState} is zero, and its own limit runs on a scheduler
  * thread of real time. A trial whose permit is never settled (the caller's thread died)
  * would wedge the domain. Here the limit is read from the injected clock when a call is
@@ -46,9 +47,9 @@ public final class Breaker {
 	private volatile long halfOpenSinceMillis;
 
 	/**
-	 * Trial permits a half-open breaker has left, mirroring Resilience4j's own count (which
-	 * it does not expose): taken by an acquire, given back by a release or an ignored
-	 * failure, reset by every transition.
+	 * Trial permits a half-open breaker has left, mirroring Resilience4j's own count
+	 * (which it does not expose): taken by an acquire, given back by a release or an
+	 * ignored failure, reset by every transition.
 	 */
 	private final AtomicInteger freeTrials = new AtomicInteger();
 
@@ -67,8 +68,8 @@ public final class Breaker {
 	}
 
 	/**
-	 * The Resilience4j breaker underneath, for this library's tests and Resilience4j's own
-	 * tooling; operators change state through the commands above.
+	 * The Resilience4j breaker underneath, for this library's tests and Resilience4j's
+	 * own tooling; operators change state through the commands above.
 	 */
 	public CircuitBreaker circuitBreaker() {
 		return this.circuitBreaker;
@@ -105,7 +106,10 @@ public final class Breaker {
 		return this.clock.millis() - this.halfOpenSinceMillis >= this.halfOpenTimeoutMillis;
 	}
 
-	/** Give back a permit unused: the call was cancelled, or was not the provider's to judge. */
+	/**
+	 * Give back a permit unused: the call was cancelled, or was not the provider's to
+	 * judge.
+	 */
 	public void release() {
 		this.circuitBreaker.releasePermission();
 		trialReturned();
@@ -131,8 +135,9 @@ public final class Breaker {
 	 * @param firstTokenNanos the time to the stream's first element
 	 */
 	public void onStreamSuccess(long firstTokenNanos) {
-		// Resilience4j counts a call slow when strictly longer than its threshold, compared
-		// in its own unit: a millisecond past it is slow, a millisecond short is not.
+		// Resilience4j counts a call slow when strictly longer than its threshold,
+		// compared in its own unit: a millisecond past it is slow, a millisecond short is
+		// not.
 		long recorded = (firstTokenNanos >= this.slowFirstTokenNanos)
 				? Math.max(firstTokenNanos, this.slowCallNanos + 1_000_000)
 				: Math.max(0, Math.min(firstTokenNanos, this.slowCallNanos - 1_000_000));
@@ -154,12 +159,12 @@ public final class Breaker {
 
 	/**
 	 * When this breaker may let a call through: the end of the open duration when open
-	 * (or {@code now} when that has passed: never a moment already past);
-	 * {@code null} when forced open (an operator holds it, so no time can be told);
-	 * {@code now} otherwise. A half-open breaker whose trials are all taken says
-	 * {@code now} too, as its trial ends within an attempt, but is not
-	 * {@linkplain #isUsable() usable}.
-	 * @param now the caller's reading of the clock, so that a closed breaker adds no later one
+	 * (or {@code now} when that has passed: never a moment already past); {@code null}
+	 * when forced open (an operator holds it, so no time can be told); {@code now}
+	 * otherwise. A half-open breaker whose trials are all taken says {@code now} too, as
+	 * its trial ends within an attempt, but is not {@linkplain #isUsable() usable}.
+	 * @param now the caller's reading of the clock, so that a closed breaker adds no
+	 * later one
 	 */
 	public @Nullable Instant availableAt(Instant now) {
 		return switch (this.circuitBreaker.getState()) {
@@ -225,7 +230,10 @@ public final class Breaker {
 		this.circuitBreaker.reset();
 	}
 
-	/** Let every call through and record nothing, until closed or reset (an operator's command). */
+	/**
+	 * Let every call through and record nothing, until closed or reset (an operator's
+	 * command).
+	 */
 	public void disable() {
 		this.circuitBreaker.transitionToDisabledState();
 	}

@@ -76,7 +76,10 @@ public final class Breakers {
 		return this.byDomain.values();
 	}
 
-	/** Whether a breaker ignores a failure of this outcome (records neither failure nor success). */
+	/**
+	 * Whether a breaker ignores a failure of this outcome (records neither failure nor
+	 * success).
+	 */
 	static boolean ignores(Outcome outcome) {
 		return IGNORED.contains(outcome);
 	}
@@ -86,7 +89,8 @@ public final class Breakers {
 				? classified.verdict() : classify.apply(error);
 		CircuitBreakerConfig config = CircuitBreakerConfig.custom()
 			.clock(this.clock)
-			.slidingWindow(settings.slidingWindowSize(), Math.min(settings.minimumCalls(), settings.slidingWindowSize()),
+			.slidingWindow(settings.slidingWindowSize(),
+					Math.min(settings.minimumCalls(), settings.slidingWindowSize()),
 					CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
 			.failureRateThreshold(settings.failureRateThreshold())
 			.slowCallDurationThreshold(settings.slowCallDuration())
@@ -103,8 +107,8 @@ public final class Breakers {
 		CircuitBreaker circuitBreaker = this.registry.circuitBreaker(domain, config);
 		Breaker breaker = new Breaker(domain, circuitBreaker, settings, this.clock);
 		circuitBreaker.getEventPublisher().onStateTransition((event) -> onTransition(breaker, event));
-		// A reset is no state transition in Resilience4j, but it is a change: it closes the
-		// breaker, clears its window and starts the open duration over.
+		// A reset is no state transition in Resilience4j, but it is a change: it closes
+		// the breaker, clears its window and starts the open duration over.
 		circuitBreaker.getEventPublisher().onReset((event) -> onReset(breaker));
 		return breaker;
 	}
@@ -133,8 +137,8 @@ public final class Breakers {
 				breaker.closed();
 				this.events.publish(StateChange.Kind.BREAKER_CLOSED, breaker.domain(), detail, null);
 			}
-			case FORCED_OPEN -> this.events.publish(StateChange.Kind.BREAKER_FORCED_OPEN, breaker.domain(), detail,
-					null);
+			case FORCED_OPEN ->
+				this.events.publish(StateChange.Kind.BREAKER_FORCED_OPEN, breaker.domain(), detail, null);
 			default -> this.events.publish(StateChange.Kind.BREAKER_DISABLED, breaker.domain(), detail, null);
 		}
 	}

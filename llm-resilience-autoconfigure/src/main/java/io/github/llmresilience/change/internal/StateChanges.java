@@ -17,7 +17,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class StateChanges {
 
-	/** Named for what it logs, not for where the class lives: a name operators configure. */
+	/**
+	 * Named for what it logs, not for where the class lives: a name operators configure.
+	 */
 	static final String LOGGER = "io.github.llmresilience.change";
 
 	private static final Logger logger = LoggerFactory.getLogger(LOGGER);

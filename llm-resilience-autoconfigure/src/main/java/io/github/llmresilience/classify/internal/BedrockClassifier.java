@@ -27,8 +27,7 @@ final class BedrockClassifier extends BuiltInClassifier {
 			Map.entry("internalfailure", Outcome.AVAILABILITY),
 			Map.entry("modeltimeoutexception", Outcome.AVAILABILITY),
 			Map.entry("modelstreamerrorexception", Outcome.AVAILABILITY),
-			Map.entry("modelerrorexception", Outcome.AVAILABILITY),
-			Map.entry("validationexception", Outcome.REQUEST),
+			Map.entry("modelerrorexception", Outcome.AVAILABILITY), Map.entry("validationexception", Outcome.REQUEST),
 			Map.entry("resourcenotfoundexception", Outcome.REQUEST), Map.entry("conflictexception", Outcome.REQUEST),
 			Map.entry("accessdeniedexception", Outcome.CREDENTIAL),
 			Map.entry("unrecognizedclientexception", Outcome.CREDENTIAL),
@@ -104,7 +103,10 @@ final class BedrockClassifier extends BuiltInClassifier {
 		return (type != null) ? TABLE.get(type.toLowerCase(Locale.ROOT)) : null;
 	}
 
-	/** "ThrottlingException:http://internal.amazon.com/..." and "com.amazon.coral#ThrottlingException". */
+	/**
+	 * "ThrottlingException:http://internal.amazon.com/..." and
+	 * "com.amazon.coral#ThrottlingException".
+	 */
 	private static @Nullable String errorType(@Nullable String raw) {
 		if (raw == null || raw.isBlank()) {
 			return null;

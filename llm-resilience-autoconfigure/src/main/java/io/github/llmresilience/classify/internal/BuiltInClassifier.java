@@ -17,7 +17,8 @@ import org.jspecify.annotations.Nullable;
  * streams, read wait hints, apply the status rules the provider's table refines, report
  * defaults, and never throw.
  *
- * <p>Subclasses only read their provider's body shapes into {@link Finding}s.
+ * <p>
+ * Subclasses only read their provider's body shapes into {@link Finding}s.
  */
 abstract class BuiltInClassifier implements ProviderErrorClassifier {
 
@@ -99,7 +100,7 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 		return streamEvent(event, JsonBody.parse(data), data);
 	}
 
-	// What each provider reads -------------------------------------------------------------
+	// What each provider reads
 
 	/** Substrings that make a 2xx body worth parsing; without them it is a success. */
 	protected abstract String[] successMarkers();
@@ -122,7 +123,7 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 	 */
 	protected abstract @Nullable Finding error(int status, ProviderResponse response, @Nullable Object json);
 
-	// Shared rules -----------------------------------------------------------------------
+	// Shared rules
 
 	/**
 	 * Apply the status rules on top of the provider table's reading of the error type.
@@ -148,8 +149,8 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 			known = true;
 		}
 		else if (status == 429) {
-			outcome = (fromTable == Outcome.QUOTA || fromTable == Outcome.AVAILABILITY
-					|| fromTable == Outcome.REQUEST) ? fromTable : Outcome.THROTTLED;
+			outcome = (fromTable == Outcome.QUOTA || fromTable == Outcome.AVAILABILITY || fromTable == Outcome.REQUEST)
+					? fromTable : Outcome.THROTTLED;
 			if (fromTable == null && contains(message, "overloaded")) {
 				outcome = Outcome.AVAILABILITY;
 			}
@@ -217,11 +218,10 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 	}
 
 	private static boolean isLongPeriodCap(String text) {
-		return text.contains("per day") || text.contains("perday") || text.contains("per_day")
-				|| text.contains("(tpd)") || text.contains("(rpd)") || text.contains("daily")
-				|| text.contains("per month") || text.contains("/ month") || text.contains("/month")
-				|| text.contains("monthly") || text.contains("limit: 0,") || text.contains("limit: 0\n")
-				|| text.endsWith("limit: 0");
+		return text.contains("per day") || text.contains("perday") || text.contains("per_day") || text.contains("(tpd)")
+				|| text.contains("(rpd)") || text.contains("daily") || text.contains("per month")
+				|| text.contains("/ month") || text.contains("/month") || text.contains("monthly")
+				|| text.contains("limit: 0,") || text.contains("limit: 0\n") || text.endsWith("limit: 0");
 	}
 
 	private static boolean exceedsLimitItself(String text) {
@@ -288,13 +288,15 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 			}
 			if (outcome == Outcome.THROTTLED) {
 				if (beyondQuotaThreshold(reset)) {
-					// The provider says when the exhausted limit resets, and that is far off.
+					// The provider says when the exhausted limit resets, and that is far
+					// off.
 					outcome = Outcome.QUOTA;
 					hint = reset;
 				}
 				else if (beyondQuotaThreshold(hint) && beyondQuotaThreshold(textHint(finding))) {
-					// The provider's own message names the long wait too (Azure: "Please retry
-					// after 86400 seconds"), not just a header a gateway may have set.
+					// The provider's own message names the long wait too (Azure: "Please
+					// retry after 86400 seconds"), not just a header a gateway may have
+					// set.
 					outcome = Outcome.QUOTA;
 				}
 			}
@@ -340,15 +342,15 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 		return result.isEmpty() ? null : result;
 	}
 
-	// Small readers shared by the providers ----------------------------------------------
+	// Small readers shared by the providers
 
 	protected static boolean contains(@Nullable String text, String part) {
 		return text != null && text.toLowerCase(Locale.ROOT).contains(part);
 	}
 
 	/**
-	 * Whether a marker starts within the first {@link JsonBody#MAX_CHARS} characters:
-	 * a 2xx body may be megabytes long, and the scan must cost the same whatever its size.
+	 * Whether a marker starts within the first {@link JsonBody#MAX_CHARS} characters: a
+	 * 2xx body may be megabytes long, and the scan must cost the same whatever its size.
 	 */
 	protected static boolean containsAny(CharSequence body, String[] markers) {
 		int end = Math.min(body.length(), JsonBody.MAX_CHARS);
@@ -360,7 +362,9 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 		return false;
 	}
 
-	/** Where the marker starts before {@code end}, reading no character beyond its end. */
+	/**
+	 * Where the marker starts before {@code end}, reading no character beyond its end.
+	 */
 	static int indexOf(CharSequence text, String marker, int end) {
 		int last = Math.min(end - 1, text.length() - marker.length());
 		if (marker.isEmpty()) {
@@ -394,7 +398,9 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 		return null;
 	}
 
-	/** Whether every element has the field set to one of the values (and there is one). */
+	/**
+	 * Whether every element has the field set to one of the values (and there is one).
+	 */
 	protected static boolean allMatch(List<@Nullable Object> elements, String field, Set<String> values) {
 		if (elements.isEmpty()) {
 			return false;

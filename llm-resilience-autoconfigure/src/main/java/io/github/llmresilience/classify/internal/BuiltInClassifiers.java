@@ -25,7 +25,8 @@ public final class BuiltInClassifiers {
 	 * threshold and no unclassified listener.
 	 * @param id a provider id from {@link #PROVIDER_IDS}
 	 * @return the classifier
-	 * @throws IllegalArgumentException for an unknown id; the message lists the known ones
+	 * @throws IllegalArgumentException for an unknown id; the message lists the known
+	 * ones
 	 */
 	public static ProviderErrorClassifier forProvider(String id) {
 		return forProvider(id, ClassifierSettings.defaults());
@@ -36,7 +37,8 @@ public final class BuiltInClassifiers {
 	 * @param id a provider id from {@link #PROVIDER_IDS}
 	 * @param settings clock, quota threshold and unclassified listener
 	 * @return the classifier
-	 * @throws IllegalArgumentException for an unknown id; the message lists the known ones
+	 * @throws IllegalArgumentException for an unknown id; the message lists the known
+	 * ones
 	 */
 	public static ProviderErrorClassifier forProvider(String id, ClassifierSettings settings) {
 		Objects.requireNonNull(settings, "settings");

@@ -48,8 +48,8 @@ final class CohereClassifier extends BuiltInClassifier {
 
 	@Override
 	protected @Nullable Finding streamEvent(@Nullable String event, @Nullable Object json, String data) {
-		return (refused(json) || refused(JsonBody.member(json, "delta"))
-				|| refused(JsonBody.member(json, "response"))) ? refusal("ERROR_TOXIC") : null;
+		return (refused(json) || refused(JsonBody.member(json, "delta")) || refused(JsonBody.member(json, "response")))
+				? refusal("ERROR_TOXIC") : null;
 	}
 
 	private static boolean refused(@Nullable Object root) {

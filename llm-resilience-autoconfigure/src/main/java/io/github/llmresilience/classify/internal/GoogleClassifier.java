@@ -14,9 +14,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Google's Gemini API and Vertex AI: {@code {"error": {"code", "message", "status",
  * "details": [...]}}}, sometimes wrapped in a JSON array. {@code details[].reason}
- * ({@code API_KEY_INVALID}), {@code QuotaFailure.violations[].quotaId} ({@code ...PerDay...})
- * and {@code RetryInfo.retryDelay} say what the status alone cannot. Vertex AI also
- * serves Claude, whose errors keep Anthropic's shape.
+ * ({@code API_KEY_INVALID}), {@code QuotaFailure.violations[].quotaId}
+ * ({@code ...PerDay...}) and {@code RetryInfo.retryDelay} say what the status alone
+ * cannot. Vertex AI also serves Claude, whose errors keep Anthropic's shape.
  */
 final class GoogleClassifier extends BuiltInClassifier {
 
@@ -32,18 +32,17 @@ final class GoogleClassifier extends BuiltInClassifier {
 
 	/** {@code ErrorInfo.reason} values that outrank the status. */
 	static final Map<String, Outcome> REASON_TABLE = Map.ofEntries(Map.entry("API_KEY_INVALID", Outcome.CREDENTIAL),
-			Map.entry("API_KEY_EXPIRED", Outcome.CREDENTIAL),
-			Map.entry("API_KEY_SERVICE_BLOCKED", Outcome.CREDENTIAL),
+			Map.entry("API_KEY_EXPIRED", Outcome.CREDENTIAL), Map.entry("API_KEY_SERVICE_BLOCKED", Outcome.CREDENTIAL),
 			Map.entry("ACCESS_TOKEN_EXPIRED", Outcome.CREDENTIAL),
 			Map.entry("ACCESS_TOKEN_SCOPE_INSUFFICIENT", Outcome.CREDENTIAL),
 			Map.entry("SERVICE_DISABLED", Outcome.CREDENTIAL), Map.entry("CONSUMER_INVALID", Outcome.CREDENTIAL),
 			Map.entry("BILLING_DISABLED", Outcome.QUOTA), Map.entry("RATE_LIMIT_EXCEEDED", Outcome.THROTTLED));
 
-	private static final Set<String> REFUSAL_FINISH = Set.of("SAFETY", "RECITATION", "BLOCKLIST",
-			"PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION");
+	private static final Set<String> REFUSAL_FINISH = Set.of("SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT",
+			"SPII", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION");
 
-	private static final String[] SUCCESS_MARKERS = { "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT",
-			"SPII", "blockReason", "\"error\"", "refusal" };
+	private static final String[] SUCCESS_MARKERS = { "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII",
+			"blockReason", "\"error\"", "refusal" };
 
 	private final boolean vertex;
 
@@ -156,7 +155,8 @@ final class GoogleClassifier extends BuiltInClassifier {
 		String errorType = firstText(reason, canonical, legacyReason);
 		Finding finding = decide(status, fromTable, errorType, message);
 		if (neverClears) {
-			// "limit: 0" never clears, whatever "Please retry in 20s" says: park for the default.
+			// "limit: 0" never clears, whatever "Please retry in 20s" says: park for the
+			// default.
 			finding = finding.withoutTextHint();
 		}
 		else if (retryDelay != null) {
@@ -165,7 +165,10 @@ final class GoogleClassifier extends BuiltInClassifier {
 		return finding;
 	}
 
-	/** What a RESOURCE_EXHAUSTED means: per-minute limit, daily cap, or (Vertex) no capacity. */
+	/**
+	 * What a RESOURCE_EXHAUSTED means: per-minute limit, daily cap, or (Vertex) no
+	 * capacity.
+	 */
 	private Outcome exhausted(List<String> quotaIds, @Nullable String message, @Nullable String legacyReason) {
 		for (String quotaId : quotaIds) {
 			if (quotaId.contains("PerDay") || quotaId.contains("per_day")) {
@@ -189,8 +192,7 @@ final class GoogleClassifier extends BuiltInClassifier {
 	}
 
 	private static boolean isClaudeShape(@Nullable Object root) {
-		return "error".equals(JsonBody.text(root, "type"))
-				&& JsonBody.text(root, "error", "type") != null;
+		return "error".equals(JsonBody.text(root, "type")) && JsonBody.text(root, "error", "type") != null;
 	}
 
 	@SuppressWarnings("unchecked")

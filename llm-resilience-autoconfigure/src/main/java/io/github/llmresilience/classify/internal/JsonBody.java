@@ -25,10 +25,11 @@ import tools.jackson.core.json.JsonReadFeature;
  * {@link #MAX_NUMBER_LENGTH} digits. Objects become {@link Map}s, arrays {@link List}s,
  * numbers their literal text, strings {@link String}s, booleans {@link Boolean}s.
  *
- * <p>On a truncated or malformed body, or one past a limit, reading stops and what was
- * read so far is kept, including the start of a string the body ended in: a classifier
- * wants the {@code error.type} it already saw, where a JSON library alone would reject
- * the whole body. Nothing here throws.
+ * <p>
+ * On a truncated or malformed body, or one past a limit, reading stops and what was read
+ * so far is kept, including the start of a string the body ended in: a classifier wants
+ * the {@code error.type} it already saw, where a JSON library alone would reject the
+ * whole body. Nothing here throws.
  */
 public final class JsonBody {
 
@@ -81,14 +82,15 @@ public final class JsonBody {
 		while (start < limit && (Character.isWhitespace(text.charAt(start)) || text.charAt(start) == '\uFEFF')) {
 			start++;
 		}
-		// Anything but an object or array is not an envelope: an HTML page, plain text, or a
-		// bare JSON value with nothing to classify in it.
+		// Anything but an object or array is not an envelope: an HTML page, plain text,
+		// or a bare JSON value with nothing to classify in it.
 		if (start >= text.length() || (text.charAt(start) != '{' && text.charAt(start) != '[')) {
 			return null;
 		}
 		// Jackson reads a char[] in place. Given a String of more than 32K characters it
-		// reads through a Reader instead, in pieces of a few thousand, and decodes a message
-		// that spans pieces a character at a time: twice the time for a 64 KiB body.
+		// reads through a Reader instead, in pieces of a few thousand, and decodes a
+		// message that spans pieces a character at a time: twice the time for a 64 KiB
+		// body.
 		char[] read = new char[Math.min(text.length(), start + MAX_CHARS) - start];
 		text.getChars(start, start + read.length, read, 0);
 		Tree tree = new Tree();
@@ -102,7 +104,9 @@ public final class JsonBody {
 		return tree.root;
 	}
 
-	/** The tree as it is built: kept apart from the parser, so that a failure keeps it. */
+	/**
+	 * The tree as it is built: kept apart from the parser, so that a failure keeps it.
+	 */
 	private static final class Tree {
 
 		private final ArrayDeque<Object> open = new ArrayDeque<>();
@@ -120,7 +124,8 @@ public final class JsonBody {
 					case END_OBJECT, END_ARRAY -> {
 						this.open.pop();
 						if (this.open.isEmpty()) {
-							// The first value is the body; whatever follows it is not read.
+							// The first value is the body; whatever follows it is not
+							// read.
 							return;
 						}
 					}
@@ -176,16 +181,17 @@ public final class JsonBody {
 	}
 
 	/**
-	 * Decode the string that starts at {@code quote} and runs to the end of the text, which
-	 * cut it. Jackson decodes it, closed with a quote; an escape the cut left unfinished
-	 * makes that fail, and is dropped.
+	 * Decode the string that starts at {@code quote} and runs to the end of the text,
+	 * which cut it. Jackson decodes it, closed with a quote; an escape the cut left
+	 * unfinished makes that fail, and is dropped.
 	 */
 	private static @Nullable String partialString(char[] text, long quote) {
 		if (quote < 0 || quote >= text.length || text[(int) quote] != '"') {
 			return null;
 		}
 		for (int drop = 0; drop <= LONGEST_PARTIAL_ESCAPE && quote + drop < text.length; drop++) {
-			// From the opening quote to the cut, less what is dropped, and a closing quote.
+			// From the opening quote to the cut, less what is dropped, and a closing
+			// quote.
 			char[] closed = Arrays.copyOfRange(text, (int) quote, text.length - drop + 1);
 			closed[closed.length - 1] = '"';
 			try (JsonParser parser = JSON.createParser(ObjectReadContext.empty(), closed)) {

@@ -10,12 +10,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * OpenAI and the APIs shaped like it: Azure OpenAI, Mistral, and OpenAI-compatible
- * services (Groq, DeepSeek, Together, ...). Errors are {@code {"error": {"type",
- * "code", "message"}}}, or the same fields at the top level (Mistral).
+ * services (Groq, DeepSeek, Together, ...). Errors are {@code {"error": {"type", "code",
+ * "message"}}}, or the same fields at the top level (Mistral).
  */
 final class OpenAiClassifier extends BuiltInClassifier {
 
-	/** The provider's {@code error.code} or {@code error.type} values; code is read first. */
+	/**
+	 * The provider's {@code error.code} or {@code error.type} values; code is read first.
+	 */
 	static final Map<String, Outcome> TABLE = Map.ofEntries(
 			// quota: the account is out until a reset or a payment
 			Map.entry("insufficient_quota", Outcome.QUOTA), Map.entry("billing_hard_limit_reached", Outcome.QUOTA),
@@ -82,7 +84,8 @@ final class OpenAiClassifier extends BuiltInClassifier {
 		if (refused(root)) {
 			return refusal("content_filter");
 		}
-		// Responses API: {"status": "failed", "error": {...}}; proxies: 200 {"error": {...}}
+		// Responses API: {"status": "failed", "error": {...}}; proxies: 200 {"error":
+		// {...}}
 		Object error = JsonBody.member(root, "error");
 		if (error instanceof Map<?, ?> && JsonBody.member(root, "choices") == null) {
 			return read(200, error);

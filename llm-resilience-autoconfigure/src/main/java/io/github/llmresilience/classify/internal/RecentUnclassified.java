@@ -13,9 +13,9 @@ import io.github.llmresilience.classify.UnclassifiedListener;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@code (provider, status, type)} tuples a classifier recently had to default, with how
- * often and when each was seen, so that an operator can add them to the provider's table.
- * Bounded: when full, the tuple seen least recently makes room.
+ * The {@code (provider, status, type)} tuples a classifier recently had to default, with
+ * how often and when each was seen, so that an operator can add them to the provider's
+ * table. Bounded: when full, the tuple seen least recently makes room.
  */
 public final class RecentUnclassified implements UnclassifiedListener {
 

@@ -53,8 +53,8 @@ final class SseEvents {
 				break;
 			}
 			// \r\n counts as one line break.
-			lineStart = lineEnd + ((text.charAt(lineEnd) == '\r' && lineEnd + 1 < end
-					&& text.charAt(lineEnd + 1) == '\n') ? 2 : 1);
+			lineStart = lineEnd
+					+ ((text.charAt(lineEnd) == '\r' && lineEnd + 1 < end && text.charAt(lineEnd + 1) == '\n') ? 2 : 1);
 		}
 		if ((data != null || name != null) && events.size() < MAX_EVENTS) {
 			events.add(new Event(name, (data != null) ? data.toString() : ""));

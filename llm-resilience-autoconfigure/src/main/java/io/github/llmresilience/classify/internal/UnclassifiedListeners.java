@@ -22,7 +22,9 @@ public final class UnclassifiedListeners implements UnclassifiedListener {
 		this.listeners = listeners;
 	}
 
-	/** Every listener in order, each guarded; {@link UnclassifiedListener#NONE} for none. */
+	/**
+	 * Every listener in order, each guarded; {@link UnclassifiedListener#NONE} for none.
+	 */
 	public static UnclassifiedListener of(List<? extends UnclassifiedListener> listeners) {
 		if (listeners.isEmpty()) {
 			return UnclassifiedListener.NONE;

@@ -18,8 +18,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Reads how long a provider asked us to wait, from every place providers put it. Every
- * method returns {@code null} for "no hint" and otherwise a duration in
- * {@code [0, MAX]}; malformed values are ignored, never thrown.
+ * method returns {@code null} for "no hint" and otherwise a duration in {@code [0, MAX]};
+ * malformed values are ignored, never thrown.
  */
 public final class WaitHints {
 
@@ -38,8 +38,8 @@ public final class WaitHints {
 
 	/**
 	 * The hint in the headers: {@code retry-after-ms}, then {@code retry-after} (seconds
-	 * or an HTTP-date relative to the {@code date} header), then the exhausted dimension's
-	 * {@code x-ratelimit-reset-*} duration, then the exhausted dimension's
+	 * or an HTTP-date relative to the {@code date} header), then the exhausted
+	 * dimension's {@code x-ratelimit-reset-*} duration, then the exhausted dimension's
 	 * {@code anthropic-ratelimit-*-reset} instant.
 	 * @param response the response
 	 * @param clock the clock for "now" when the response has no {@code date} header
@@ -277,7 +277,10 @@ public final class WaitHints {
 		return longestReset(response, "x-ratelimit-reset-", null, null);
 	}
 
-	/** The reset of the exhausted {@code anthropic-ratelimit-*} dimension, else the latest. */
+	/**
+	 * The reset of the exhausted {@code anthropic-ratelimit-*} dimension, else the
+	 * latest.
+	 */
 	private static @Nullable Duration resetInstants(ProviderResponse response, Clock clock) {
 		return longestReset(response, "anthropic-ratelimit-", "-reset", clock);
 	}
@@ -288,9 +291,8 @@ public final class WaitHints {
 		Duration any = null;
 		Instant now = null;
 		for (String name : response.headers().keySet()) {
-			if (!name.regionMatches(true, 0, prefix, 0, prefix.length())
-					|| (suffix != null && !name.regionMatches(true, name.length() - suffix.length(), suffix, 0,
-							suffix.length()))) {
+			if (!name.regionMatches(true, 0, prefix, 0, prefix.length()) || (suffix != null
+					&& !name.regionMatches(true, name.length() - suffix.length(), suffix, 0, suffix.length()))) {
 				continue;
 			}
 			String dimension = name.substring(prefix.length(),

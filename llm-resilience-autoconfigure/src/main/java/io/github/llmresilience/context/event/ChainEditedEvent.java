@@ -3,8 +3,8 @@ package io.github.llmresilience.context.event;
 import io.github.llmresilience.change.StateChange;
 
 /**
- * A chain's target list was replaced at runtime; {@link #getDetail()} shows the list before
- * and after.
+ * A chain's target list was replaced at runtime; {@link #getDetail()} shows the list
+ * before and after.
  */
 public class ChainEditedEvent extends LlmResilienceEvent {
 

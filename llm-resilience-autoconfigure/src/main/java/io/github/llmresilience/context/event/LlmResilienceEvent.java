@@ -13,9 +13,10 @@ import org.springframework.context.ApplicationEvent;
  * parked, post to a channel when a breaker opens. Listen to this type for every change,
  * or to one subtype.
  *
- * <p>Events are published synchronously on the thread that caused the change, often a
- * call's own thread: a listener must be quick, and should hand slow work (an HTTP call to
- * a pager) to another thread.
+ * <p>
+ * Events are published synchronously on the thread that caused the change, often a call's
+ * own thread: a listener must be quick, and should hand slow work (an HTTP call to a
+ * pager) to another thread.
  */
 public abstract class LlmResilienceEvent extends ApplicationEvent {
 
@@ -60,7 +61,10 @@ public abstract class LlmResilienceEvent extends ApplicationEvent {
 		return this.change.detail();
 	}
 
-	/** When the subject may serve again, or {@code null} when it may now or it is not known. */
+	/**
+	 * When the subject may serve again, or {@code null} when it may now or it is not
+	 * known.
+	 */
 	public @Nullable Instant getUntil() {
 		return this.change.until();
 	}

@@ -6,8 +6,8 @@ import java.util.function.DoubleSupplier;
 
 /**
  * Full-jitter exponential backoff: before retry {@code n} (0 for the first) wait a random
- * time in {@code [0, min(max, base * 2^n))}. Jitter spreads a fleet's retries so that they
- * do not arrive together.
+ * time in {@code [0, min(max, base * 2^n))}. Jitter spreads a fleet's retries so that
+ * they do not arrive together.
  */
 public final class Backoff {
 

@@ -7,10 +7,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import io.github.llmresilience.retry.RetrySettings;
 
 /**
- * Allows retries up to a share of the calls seen over a sliding window (at least a minimum
- * per window), so that an outage cannot multiply the load on a provider that is already
- * failing. The window is kept in ten buckets; counts are lock-free and may overshoot by
- * the number of threads deciding at the same instant.
+ * Allows retries up to a share of the calls seen over a sliding window (at least a
+ * minimum per window), so that an outage cannot multiply the load on a provider that is
+ * already failing. The window is kept in ten buckets; counts are lock-free and may
+ * overshoot by the number of threads deciding at the same instant.
  */
 public final class RetryBudget {
 
@@ -76,7 +76,10 @@ public final class RetryBudget {
 		return (long) Math.floor(calls * this.ratio * (1 + 1e-12));
 	}
 
-	/** Retries taken and calls seen in the current window, for diagnostics: {calls, retries}. */
+	/**
+	 * Retries taken and calls seen in the current window, for diagnostics: {calls,
+	 * retries}.
+	 */
 	public long[] window() {
 		long epoch = this.clock.millis() / this.bucketMillis;
 		long calls = 0;

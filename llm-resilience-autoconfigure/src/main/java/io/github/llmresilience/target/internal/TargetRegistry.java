@@ -61,7 +61,8 @@ public final class TargetRegistry {
 	public Target target(String name) {
 		Target target = this.targets.get(name);
 		if (target == null) {
-			throw new IllegalArgumentException("No target named '" + name + "'; known targets: " + this.targets.keySet());
+			throw new IllegalArgumentException(
+					"No target named '" + name + "'; known targets: " + this.targets.keySet());
 		}
 		return target;
 	}

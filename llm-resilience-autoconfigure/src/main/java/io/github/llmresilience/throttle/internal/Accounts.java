@@ -37,7 +37,9 @@ public final class Accounts {
 		return this.settings;
 	}
 
-	/** The status of an account, created on first use; hold on to it, reads are lock-free. */
+	/**
+	 * The status of an account, created on first use; hold on to it, reads are lock-free.
+	 */
 	public AccountStatus account(String name) {
 		return this.accounts.computeIfAbsent(name, AccountStatus::new);
 	}
@@ -65,7 +67,8 @@ public final class Accounts {
 	/**
 	 * Park an account after a quota answer. As with a gate, only a real transition is
 	 * published: a usable account becoming parked, or a park pushed well past what was
-	 * announced; the answers of calls in flight when the quota ran out extend it silently.
+	 * announced; the answers of calls in flight when the quota ran out extend it
+	 * silently.
 	 * @param hint the provider's reset, or {@code null}
 	 * @param reason the provider's error type
 	 * @return when it may be called again

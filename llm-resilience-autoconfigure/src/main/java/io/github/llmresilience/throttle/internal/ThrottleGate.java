@@ -55,8 +55,8 @@ public final class ThrottleGate {
 	 * the limit hit only move the gate, silently: one event per incident, not one per
 	 * answer.
 	 * @param scope the scope
-	 * @param hint the provider's wait, or {@code null}; a hint below {@code min-wait} counts
-	 * as none
+	 * @param hint the provider's wait, or {@code null}; a hint below {@code min-wait}
+	 * counts as none
 	 * @param reason the provider's error type, for the event
 	 * @return when the scope is released again
 	 */
@@ -73,7 +73,8 @@ public final class ThrottleGate {
 					return Instant.ofEpochMilli(previous);
 				}
 			}
-			// isReleased() forgets a passed gate without the lock: retry if it did just now.
+			// isReleased() forgets a passed gate without the lock: retry if it did just
+			// now.
 			while (!scope.extend(previous, until));
 			announced = scope.announcedUntil;
 			if (previous > now && !isNewsworthyExtension(announced, until, now)) {
@@ -161,8 +162,7 @@ public final class ThrottleGate {
 
 		static {
 			try {
-				GATED_UNTIL = MethodHandles.lookup()
-					.findVarHandle(Scope.class, "gatedUntil", long.class);
+				GATED_UNTIL = MethodHandles.lookup().findVarHandle(Scope.class, "gatedUntil", long.class);
 			}
 			catch (ReflectiveOperationException ex) {
 				throw new ExceptionInInitializerError(ex);

@@ -16,10 +16,11 @@ import reactor.core.scheduler.Schedulers;
  * The timer of attempt timeouts, stall timeouts and backoffs: a Reactor {@link Scheduler}
  * for timed tasks that almost never takes a lock or wakes a thread.
  *
- * <p>The executor arms a timeout alarm per attempt with {@code Scheduler.schedule(task,
+ * <p>
+ * The executor arms a timeout alarm per attempt with {@code Scheduler.schedule(task,
  * 30 s)} and disposes it when the attempt ends. On {@link Schedulers#parallel()} that is
- * a {@code ScheduledThreadPoolExecutor}: every arm takes the queue's lock, and because the
- * queue is empty again after each dispose, the new alarm becomes its head and the
+ * a {@code ScheduledThreadPoolExecutor}: every arm takes the queue's lock, and because
+ * the queue is empty again after each dispose, the new alarm becomes its head and the
  * worker thread is signalled, woken and parked again (a futex wake per call, and a
  * context switch on the worker). This timer takes timed tasks without a lock and, nearly
  * always, without waking anyone: callers append to a lock-free queue and wake the timer
@@ -29,12 +30,15 @@ import reactor.core.scheduler.Schedulers;
  * parks until woken. A task fires at most one tick late (a race between a caller and the
  * thread going to sleep); attempt timeouts are seconds, a tick is milliseconds.
  *
- * <p>Tasks without a delay, workers, and timed tasks once due run on
+ * <p>
+ * Tasks without a delay, workers, and timed tasks once due run on
  * {@link Schedulers#parallel()}: the timer thread only keeps time.
  */
 public final class CoalescingTimer implements Scheduler {
 
-	/** How late a task may fire at most, in a race with the timer thread falling asleep. */
+	/**
+	 * How late a task may fire at most, in a race with the timer thread falling asleep.
+	 */
 	public static final long TICK_MILLIS = 10;
 
 	private static volatile @Nullable CoalescingTimer shared;
@@ -49,7 +53,10 @@ public final class CoalescingTimer implements Scheduler {
 
 	private final Thread thread;
 
-	/** When the timer thread wakes next; {@link Long#MAX_VALUE} when only a caller wakes it. */
+	/**
+	 * When the timer thread wakes next; {@link Long#MAX_VALUE} when only a caller wakes
+	 * it.
+	 */
 	private volatile long wakeAt = Long.MAX_VALUE;
 
 	private volatile boolean disposed;
@@ -95,7 +102,8 @@ public final class CoalescingTimer implements Scheduler {
 	public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
 		Timed timed = new Timed(task, System.nanoTime() + unit.toNanos(delay));
 		this.incoming.offer(timed);
-		// The thread takes the task in when it next wakes: wake it only if that is too late.
+		// The thread takes the task in when it next wakes: wake it only if that is too
+		// late.
 		if (timed.deadline - this.wakeAt < 0) {
 			LockSupport.unpark(this.thread);
 		}
@@ -144,7 +152,8 @@ public final class CoalescingTimer implements Scheduler {
 				}
 				if (timed.deadline - now <= 0) {
 					// Run it elsewhere: a fired timeout continues the caller's pipeline
-					// (failover, the next attempt), which must never hold up other timers.
+					// (failover, the next attempt), which must never hold up other
+					// timers.
 					if (timed.claim()) {
 						this.immediate.schedule(timed.task);
 					}
@@ -158,8 +167,9 @@ public final class CoalescingTimer implements Scheduler {
 			pending.subList(kept, pending.size()).clear();
 			emptyRounds = (tookAny || !pending.isEmpty()) ? 0 : emptyRounds + 1;
 			if (emptyRounds > this.idleTicks) {
-				// Nothing for a second: sleep until a caller wakes this thread. Announce it
-				// first, then look again, so that a task offered meanwhile is never missed.
+				// Nothing for a second: sleep until a caller wakes this thread. Announce
+				// it first, then look again, so that a task offered meanwhile is never
+				// missed.
 				this.wakeAt = Long.MAX_VALUE;
 				if (this.incoming.isEmpty()) {
 					LockSupport.park(this);

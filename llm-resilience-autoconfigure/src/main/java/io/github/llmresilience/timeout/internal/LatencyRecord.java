@@ -7,12 +7,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * The most recent {@link #CAPACITY} latencies of one target's calls, in a ring of
  * primitives: recording allocates nothing and takes no lock. A call that timed out is
  * recorded at the length it ran, a lower bound of its latency (see
- * {@link MeasuredTimeout}). The 99th percentile is
- * recomputed (a selection over a copy in a scratch array kept for it, not a sort) only
- * every {@link #REFRESH} samples, so reading it on the hot path is a field read.
+ * {@link MeasuredTimeout}). The 99th percentile is recomputed (a selection over a copy in
+ * a scratch array kept for it, not a sort) only every {@link #REFRESH} samples, so
+ * reading it on the hot path is a field read.
  *
- * <p>Writes race benignly: two threads recording at once may land in neighbouring slots
- * in any order, and a reader may see a slot mid-update as its previous value. For a
+ * <p>
+ * Writes race benignly: two threads recording at once may land in neighbouring slots in
+ * any order, and a reader may see a slot mid-update as its previous value. For a
  * percentile over a thousand samples that noise is irrelevant.
  */
 public final class LatencyRecord {
@@ -43,7 +44,9 @@ public final class LatencyRecord {
 		record(latency.toNanos());
 	}
 
-	/** Every sample recorded since the start (the ring keeps the last {@link #CAPACITY}). */
+	/**
+	 * Every sample recorded since the start (the ring keeps the last {@link #CAPACITY}).
+	 */
 	public long samples() {
 		return this.count.get();
 	}
@@ -53,7 +56,10 @@ public final class LatencyRecord {
 		return Duration.ofNanos(p99Nanos());
 	}
 
-	/** The 99th percentile in nanoseconds, recomputed at most every {@link #REFRESH} samples. */
+	/**
+	 * The 99th percentile in nanoseconds, recomputed at most every {@link #REFRESH}
+	 * samples.
+	 */
 	public long p99Nanos() {
 		long count = this.count.get();
 		if (count == 0) {
@@ -77,7 +83,10 @@ public final class LatencyRecord {
 		return percentile(values, values.length, rank);
 	}
 
-	/** The nearest-rank percentile of the first {@code size} values, by selection in place. */
+	/**
+	 * The nearest-rank percentile of the first {@code size} values, by selection in
+	 * place.
+	 */
 	static long percentile(long[] values, int size, double rank) {
 		int k = (int) Math.ceil(rank * size) - 1;
 		k = Math.max(0, Math.min(size - 1, k));

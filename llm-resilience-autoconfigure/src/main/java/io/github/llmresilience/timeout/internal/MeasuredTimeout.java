@@ -10,10 +10,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * One timeout of one target (the attempt's total, or a stream's first token), measured
  * rather than guessed: the configured value until enough calls are recorded, then
- * {@code clamp(multiplier * p99, floor, configured)}, widened for a while after a timeout.
- * The configured value stays the ceiling, so measurement never loosens beyond it.
+ * {@code clamp(multiplier * p99, floor, configured)}, widened for a while after a
+ * timeout. The configured value stays the ceiling, so measurement never loosens beyond
+ * it.
  *
- * <p>Learning only from successes made the timeout a ratchet: a timed-out call leaves no
+ * <p>
+ * Learning only from successes made the timeout a ratchet: a timed-out call leaves no
  * sample, so once short prompts had pulled the timeout down, the longer calls that now
  * exceeded it could never pull it back up, and every one of them failed until a restart.
  * LLM latency grows with the length of the answer, so that is the normal case, not a
@@ -26,36 +28,38 @@ import org.jspecify.annotations.Nullable;
  * of recent calls the p99 itself reaches the old timeout and the multiplier lifts the
  * next one above it: sustained timeouts relax the value toward the configured one.</li>
  * <li>The percentile is recomputed only every {@link LatencyRecord#REFRESH} samples, and
- * a single censored sample among a thousand does not move a p99, so on its own that
- * would react far too late. A timeout therefore also backs the timer off at once, to
- * twice as long as the attempt ran (capped at the configured value), as RFC 6298 §5.5
- * doubles the RTO. Doubling the length that timed out rather than the value in force
- * means a burst of concurrent attempts that time out together widens it once, not once
- * per attempt; a timeout at the widened value doubles it again.</li>
+ * a single censored sample among a thousand does not move a p99, so on its own that would
+ * react far too late. A timeout therefore also backs the timer off at once, to twice as
+ * long as the attempt ran (capped at the configured value), as RFC 6298 §5.5 doubles the
+ * RTO. Doubling the length that timed out rather than the value in force means a burst of
+ * concurrent attempts that time out together widens it once, not once per attempt; a
+ * timeout at the widened value doubles it again.</li>
  * <li>Karn's point is that samples taken right after a backoff must not undo it before
  * they say anything about the latency that timed out. The widened value is held until
  * {@code 2 * REFRESH} more samples are recorded, so the percentile has been recomputed
  * over at least {@code REFRESH} calls made after the timeout, then halves every
  * {@code REFRESH} samples. The measurement takes over as soon as it is the higher value,
  * which it is when the slow calls keep coming; when they were a one-off, the timeout
- * tightens again step by step instead of snapping back to the value that just failed.</li>
+ * tightens again step by step instead of snapping back to the value that just
+ * failed.</li>
  * <li>The decay counts samples, not time: without traffic there is no new evidence, and
  * staying widened (never beyond the configured value) is the safe side to wait on. So no
  * clock is read on any path.</li>
  * </ul>
  *
- * <p>The floor is the higher of an absolute duration and a fraction of the configured
- * value ({@link AdaptiveSettings#floorRatio()}, a fifth by default): the measurement
- * describes the prompts seen so far, and a rare long answer must not need a timeout and a
- * backoff before it can succeed. A hang still costs at most a fifth of the configured
- * timeout.
+ * <p>
+ * The floor is the higher of an absolute duration and a fraction of the configured value
+ * ({@link AdaptiveSettings#floorRatio()}, a fifth by default): the measurement describes
+ * the prompts seen so far, and a rare long answer must not need a timeout and a backoff
+ * before it can succeed. A hang still costs at most a fifth of the configured timeout.
  *
- * <p>{@link #current()} runs on every attempt and {@link #record(long)} on every success:
+ * <p>
+ * {@link #current()} runs on every attempt and {@link #record(long)} on every success:
  * both are a few field reads and arithmetic, without a lock or an allocation (a new
- * {@code Duration} only when the value changes). {@link #recordTimeout(long)} allocates one
- * small object when it widens the timeout: a timeout already cost a whole attempt, and an
- * immutable pair swapped by compare-and-set keeps the widened value and the sample it was
- * set at consistent without a lock.
+ * {@code Duration} only when the value changes). {@link #recordTimeout(long)} allocates
+ * one small object when it widens the timeout: a timeout already cost a whole attempt,
+ * and an immutable pair swapped by compare-and-set keeps the widened value and the sample
+ * it was set at consistent without a lock.
  */
 public final class MeasuredTimeout {
 
@@ -99,7 +103,8 @@ public final class MeasuredTimeout {
 	/**
 	 * Record one attempt (or one stream's wait for its first element) that timed out: a
 	 * censored sample, and a widening of the timeout.
-	 * @param nanos how long the attempt ran before it timed out, about the timeout in force
+	 * @param nanos how long the attempt ran before it timed out, about the timeout in
+	 * force
 	 */
 	public void recordTimeout(long nanos) {
 		long ran = Math.max(0, nanos);
@@ -158,8 +163,8 @@ public final class MeasuredTimeout {
 	}
 
 	/**
-	 * The current value, its p99, its sample and timeout counts, whether measurement is in
-	 * force and whether a timeout holds it widened.
+	 * The current value, its p99, its sample and timeout counts, whether measurement is
+	 * in force and whether a timeout holds it widened.
 	 */
 	public Snapshot snapshot() {
 		long samples = this.latencies.samples();
@@ -174,8 +179,8 @@ public final class MeasuredTimeout {
 	 *
 	 * @param current the timeout in force
 	 * @param configured the configured (static, ceiling) value
-	 * @param p99 the 99th percentile of recent calls, timed-out ones counted at the length
-	 * they ran
+	 * @param p99 the 99th percentile of recent calls, timed-out ones counted at the
+	 * length they ran
 	 * @param samples calls recorded: successes and timeouts
 	 * @param timeouts timeouts recorded
 	 * @param measured whether {@code current} comes from measurement

@@ -22,7 +22,8 @@ public final class TimeLimits {
 	 * @param name the setting's name, for the message
 	 * @param value the value
 	 * @return the value
-	 * @throws IllegalArgumentException when it is null, zero, negative or beyond {@link #MAX}
+	 * @throws IllegalArgumentException when it is null, zero, negative or beyond
+	 * {@link #MAX}
 	 */
 	public static Duration requirePositive(String name, @Nullable Duration value) {
 		if (value == null || value.isNegative() || value.isZero() || value.compareTo(MAX) > 0) {

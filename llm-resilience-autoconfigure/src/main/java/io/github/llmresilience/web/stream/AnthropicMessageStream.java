@@ -24,7 +24,9 @@ import org.springframework.http.codec.ServerSentEvent;
  */
 public final class AnthropicMessageStream {
 
-	/** The type to read an SSE body as: {@code bodyToFlux(AnthropicMessageStream.EVENTS)}. */
+	/**
+	 * The type to read an SSE body as: {@code bodyToFlux(AnthropicMessageStream.EVENTS)}.
+	 */
 	public static final ParameterizedTypeReference<ServerSentEvent<String>> EVENTS = new ParameterizedTypeReference<>() {
 	};
 

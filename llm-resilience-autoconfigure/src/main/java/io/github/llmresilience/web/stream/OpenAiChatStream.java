@@ -12,10 +12,10 @@ import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.codec.ServerSentEvent;
 
 /**
- * Reads an OpenAI chat-completions stream (and those of Azure OpenAI and OpenAI-compatible
- * APIs) as text chunks. An error inside the 200 stream ({@code data: {"error": ...}}, the
- * Responses API's {@code event: error} or {@code response.failed}) and a refusal
- * ({@code finish_reason: content_filter}) end the Flux with a
+ * Reads an OpenAI chat-completions stream (and those of Azure OpenAI and
+ * OpenAI-compatible APIs) as text chunks. An error inside the 200 stream ({@code data:
+ * {"error": ...}}, the Responses API's {@code event: error} or {@code response.failed})
+ * and a refusal ({@code finish_reason: content_filter}) end the Flux with a
  * {@link ProviderAnswerException}, which the executor classifies like any answer:
  *
  * <pre class="code">

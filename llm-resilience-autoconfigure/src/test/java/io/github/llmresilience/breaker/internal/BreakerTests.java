@@ -36,7 +36,10 @@ class BreakerTests {
 
 	private static final Duration HALF_OPEN_TIMEOUT = Duration.ofMinutes(1);
 
-	/** Four calls, 50 %, slow at 10 s (3 s to a first token), open 30 s to 2 min, one trial. */
+	/**
+	 * Four calls, 50 %, slow at 10 s (3 s to a first token), open 30 s to 2 min, one
+	 * trial.
+	 */
 	private static final BreakerSettings SETTINGS = new BreakerSettings(4, 4, 50, Duration.ofSeconds(10), 50, OPEN,
 			Duration.ofMinutes(2), 1)
 		.withHalfOpenTimeout(HALF_OPEN_TIMEOUT);
@@ -229,8 +232,8 @@ class BreakerTests {
 
 	@Test
 	void aHalfOpenBreakerLetsItsTrialsThroughAndNoMore() {
-		Breaker twoTrials = breaker(this.time, new BreakerSettings(4, 4, 50, Duration.ofSeconds(10), 50, OPEN,
-				Duration.ofMinutes(2), 2));
+		Breaker twoTrials = breaker(this.time,
+				new BreakerSettings(4, 4, 50, Duration.ofSeconds(10), 50, OPEN, Duration.ofMinutes(2), 2));
 		for (int i = 0; i < 4; i++) {
 			assertThat(twoTrials.tryAcquire()).isTrue();
 			twoTrials.onFailure(1_000_000, Verdict.of(Outcome.AVAILABILITY), new IOException("503"));

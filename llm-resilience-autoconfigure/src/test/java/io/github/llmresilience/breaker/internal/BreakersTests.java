@@ -25,9 +25,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 /**
  * {@link Breakers} keeps one breaker per failure domain, shared by every target of the
  * domain and refused to targets that disagree on its settings, and publishes each of its
- * transitions once to the {@link StateChanges} listeners, stamped with the injected clock:
- * refused calls, late results and repeated operator actions publish nothing; a reset
- * publishes the close it causes and the reset itself.
+ * transitions once to the {@link StateChanges} listeners, stamped with the injected
+ * clock: refused calls, late results and repeated operator actions publish nothing; a
+ * reset publishes the close it causes and the reset itself.
  */
 class BreakersTests {
 
@@ -79,8 +79,8 @@ class BreakersTests {
 		Breaker breaker = this.breakers.forDomain(DOMAIN, SETTINGS, CLASSIFY);
 		BreakerSettings other = SETTINGS.withHalfOpenTimeout(Duration.ofMinutes(1));
 		assertThatIllegalArgumentException().isThrownBy(() -> this.breakers.forDomain(DOMAIN, other, CLASSIFY))
-			.withMessageStartingWith("Failure domain '" + DOMAIN + "' is shared by targets with different breaker "
-					+ "settings: ")
+			.withMessageStartingWith(
+					"Failure domain '" + DOMAIN + "' is shared by targets with different breaker " + "settings: ")
 			.withMessageContaining(SETTINGS.toString())
 			.withMessageContaining(other.toString());
 		assertThat(this.breakers.get(DOMAIN)).isSameAs(breaker);

@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A 2xx body of many megabytes costs what a short one does: only a bounded prefix is
- * kept and scanned for markers, so an error or refusal marker beyond it is not seen.
+ * A 2xx body of many megabytes costs what a short one does: only a bounded prefix is kept
+ * and scanned for markers, so an error or refusal marker beyond it is not seen.
  */
 class BoundedBodyTests {
 
@@ -34,13 +34,15 @@ class BoundedBodyTests {
 		for (String provider : BuiltInClassifiers.PROVIDER_IDS) {
 			String refusedLate = "{\"choices\":[{\"message\":{\"content\":\"" + padding
 					+ "\"},\"finish_reason\":\"content_filter\"}],\"stop_reason\":\"refusal\",\"error\":{}}";
-			assertThat(BuiltInClassifiers.forProvider(provider).classify(ProviderResponse.of(200, JSON, refusedLate))
+			assertThat(BuiltInClassifiers.forProvider(provider)
+				.classify(ProviderResponse.of(200, JSON, refusedLate))
 				.outcome()).as(provider).isEqualTo(Outcome.SUCCESS);
 		}
 		// The same refusal within the prefix is read.
 		String refusedEarly = "{\"choices\":[{\"finish_reason\":\"content_filter\",\"message\":{\"content\":\""
 				+ padding + "\"}}]}";
-		assertThat(BuiltInClassifiers.forProvider("openai").classify(ProviderResponse.of(200, JSON, refusedEarly))
+		assertThat(BuiltInClassifiers.forProvider("openai")
+			.classify(ProviderResponse.of(200, JSON, refusedEarly))
 			.outcome()).isEqualTo(Outcome.CONTENT_FILTER);
 	}
 

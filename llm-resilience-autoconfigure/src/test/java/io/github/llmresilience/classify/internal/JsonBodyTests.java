@@ -61,7 +61,8 @@ class JsonBodyTests {
 
 	@Test
 	void stringsWithAndWithoutEscapesReadTheSame() {
-		Object json = JsonBody.parse("{\"a\":\"plain\",\"b\":\"one\\\\two\\\"three\\nfour\",\"c\":\"\",\"d\":\"\\\"\"}");
+		Object json = JsonBody
+			.parse("{\"a\":\"plain\",\"b\":\"one\\\\two\\\"three\\nfour\",\"c\":\"\",\"d\":\"\\\"\"}");
 		assertThat(JsonBody.text(json, "a")).isEqualTo("plain");
 		assertThat(JsonBody.text(json, "b")).isEqualTo("one\\two\"three\nfour");
 		assertThat(JsonBody.text(json, "c")).isEmpty();
@@ -71,9 +72,11 @@ class JsonBodyTests {
 	@Test
 	void aLongMessageIsReadWholeAndTheFieldsAfterItToo() {
 		String message = "x".repeat(60_000) + "\\n" + "y".repeat(1000);
-		Object json = JsonBody.parse("{\"error\":{\"message\":\"" + message + "\",\"type\":\"invalid_request_error\"}}");
+		Object json = JsonBody
+			.parse("{\"error\":{\"message\":\"" + message + "\",\"type\":\"invalid_request_error\"}}");
 		String read = JsonBody.text(json, "error", "message");
-		// Lengths and positions only: a failing assertion should not print 60,000 characters.
+		// Lengths and positions only: a failing assertion should not print 60,000
+		// characters.
 		assertThat(read.length()).isEqualTo(61_001);
 		assertThat(read.indexOf('\n')).isEqualTo(60_000);
 		assertThat(JsonBody.text(json, "error", "type")).isEqualTo("invalid_request_error");

@@ -64,7 +64,8 @@ class ProviderFixturesTests {
 	void copyOfSharedFixturesHasNotDrifted() throws IOException {
 		Path shared = sharedFixtures();
 		if (shared == null) {
-			// A clone outside the workplace has only the committed copy, which is what runs.
+			// A clone outside the workplace has only the committed copy, which is what
+			// runs.
 			return;
 		}
 		try (var in = getClass().getResourceAsStream("/fixtures/vendor-errors.json")) {

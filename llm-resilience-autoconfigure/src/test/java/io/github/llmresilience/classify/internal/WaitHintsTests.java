@@ -62,8 +62,8 @@ class WaitHintsTests {
 
 	@Test
 	void retryAfterHttpDateIsRelativeToTheDateHeader() {
-		Verdict verdict = classify(429, headers("date", "Fri, 29 Sep 2023 16:26:37 GMT", "retry-after",
-				"Fri, 29 Sep 2023 16:26:57 GMT"));
+		Verdict verdict = classify(429,
+				headers("date", "Fri, 29 Sep 2023 16:26:37 GMT", "retry-after", "Fri, 29 Sep 2023 16:26:57 GMT"));
 		assertThat(verdict.waitHint()).contains(Duration.ofSeconds(20));
 	}
 
@@ -87,9 +87,8 @@ class WaitHintsTests {
 
 	@Test
 	void resetDurationOfTheExhaustedDimensionWins() {
-		Verdict verdict = classify(429,
-				headers("x-ratelimit-reset-requests", "1s", "x-ratelimit-remaining-requests", "0",
-						"x-ratelimit-reset-tokens", "6m0s", "x-ratelimit-remaining-tokens", "12000"));
+		Verdict verdict = classify(429, headers("x-ratelimit-reset-requests", "1s", "x-ratelimit-remaining-requests",
+				"0", "x-ratelimit-reset-tokens", "6m0s", "x-ratelimit-remaining-tokens", "12000"));
 		assertThat(verdict.waitHint()).contains(Duration.ofSeconds(1));
 	}
 
@@ -117,7 +116,8 @@ class WaitHintsTests {
 		assertThat(WaitHints.fromText("Please retry after 37 seconds.", CLOCK)).isEqualTo(Duration.ofSeconds(37));
 		assertThat(WaitHints.fromText("Please try again in 9m38.016s. Need more", CLOCK))
 			.isEqualTo(Duration.ofMillis(578_016));
-		assertThat(WaitHints.fromText("Please retry in 20.04466179s.", CLOCK)).isEqualTo(Duration.ofNanos(20_044_661_790L));
+		assertThat(WaitHints.fromText("Please retry in 20.04466179s.", CLOCK))
+			.isEqualTo(Duration.ofNanos(20_044_661_790L));
 		assertThat(WaitHints.fromText("try again in 250ms", CLOCK)).isEqualTo(Duration.ofMillis(250));
 		assertThat(WaitHints.fromText("please wait 2 minutes", CLOCK)).isEqualTo(Duration.ofMinutes(2));
 		assertThat(WaitHints.fromText("please wait before trying again", CLOCK)).isNull();

@@ -104,8 +104,7 @@ class TargetRegistryTests {
 	@Test
 	void anEditOfAnUnknownChainIsRefusedAndChangesNothing() {
 		Map<String, List<String>> before = this.registry.chains();
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> this.registry.replaceChain("embed", List.of("primary")))
+		assertThatIllegalArgumentException().isThrownBy(() -> this.registry.replaceChain("embed", List.of("primary")))
 			.withMessageStartingWith("No chain named 'embed'; known chains: [");
 		assertThat(this.registry.chains()).isSameAs(before).doesNotContainKey("embed");
 		assertThat(this.edited).isEmpty();

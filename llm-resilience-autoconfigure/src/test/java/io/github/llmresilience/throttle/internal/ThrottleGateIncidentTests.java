@@ -51,7 +51,7 @@ class ThrottleGateIncidentTests {
 		this.pool.shutdownNow();
 	}
 
-	// Item 5: credential locks ------------------------------------------------------------
+	// Item 5: credential locks
 
 	@Test
 	void twentyConcurrentCredentialErrorsLockOnceForTheFirstCoolOff() throws Exception {
@@ -81,8 +81,7 @@ class ThrottleGateIncidentTests {
 		Instant start = this.time.instant();
 
 		accounts.credentialFailure(account, "invalid_api_key");
-		assertThat(accounts.credentialFailure(account, "invalid_api_key"))
-			.isEqualTo(start.plus(Duration.ofMinutes(1)));
+		assertThat(accounts.credentialFailure(account, "invalid_api_key")).isEqualTo(start.plus(Duration.ofMinutes(1)));
 		this.time.advance(Duration.ofSeconds(10));
 		for (int i = 0; i < 18; i++) {
 			assertThat(accounts.credentialFailure(account, "invalid_api_key"))
@@ -92,7 +91,8 @@ class ThrottleGateIncidentTests {
 		assertThat(events(StateChange.Kind.ACCOUNT_LOCKED)).hasSize(1);
 		assertThat(account.lockedUntil()).isEqualTo(start.plus(Duration.ofMinutes(1)));
 
-		// The key never worked in between: the first error after the cool-off is a new lock.
+		// The key never worked in between: the first error after the cool-off is a new
+		// lock.
 		this.time.advance(Duration.ofSeconds(50));
 		accounts.credentialFailure(account, "invalid_api_key");
 		assertThat(events(StateChange.Kind.ACCOUNT_LOCKED)).hasSize(2);
@@ -111,7 +111,7 @@ class ThrottleGateIncidentTests {
 				after.plus(Duration.ofMinutes(1)).plusMillis(1));
 	}
 
-	// Item 6: hints below the floor ---------------------------------------------------------
+	// Item 6: hints below the floor
 
 	@Test
 	void aZeroHintGatesForTheDefaultWaitSoOnlyOneCallReachesTheLimitedTarget() {
@@ -131,26 +131,28 @@ class ThrottleGateIncidentTests {
 
 	@Test
 	void hintsBelowTheMinimumWaitCountAsNoHint() {
-		ThrottleGate gate = gate(this.time, new ThrottleSettings(Duration.ofSeconds(5), Duration.ofSeconds(300),
-				Duration.ofMillis(100)));
+		ThrottleGate gate = gate(this.time,
+				new ThrottleSettings(Duration.ofSeconds(5), Duration.ofSeconds(300), Duration.ofMillis(100)));
 		assertThat(gateFor(gate, "a", Duration.ofNanos(500_000))).isEqualTo(Duration.ofSeconds(5));
 		assertThat(gateFor(gate, "b", Duration.ofMillis(99))).isEqualTo(Duration.ofSeconds(5));
 		assertThat(gateFor(gate, "c", Duration.ofMillis(100))).isEqualTo(Duration.ofMillis(100));
 		assertThat(gateFor(gate, "d", null)).isEqualTo(Duration.ofSeconds(5));
 		// A zero floor believes every hint, as configured.
-		ThrottleGate believing = gate(this.time, new ThrottleSettings(Duration.ofSeconds(5),
-				Duration.ofSeconds(300), Duration.ZERO));
+		ThrottleGate believing = gate(this.time,
+				new ThrottleSettings(Duration.ofSeconds(5), Duration.ofSeconds(300), Duration.ZERO));
 		assertThat(gateFor(believing, "e", Duration.ofMillis(1))).isEqualTo(Duration.ofMillis(1));
 	}
 
 	@Test
 	void resetInstantsAndHttpDatesAlreadyPastUnderClockSkewGateForTheDefaultWait() {
-		// Our clock says 12:00:00; the provider's said the limit resets (or to retry) at 11:59:50.
+		// Our clock says 12:00:00; the provider's said the limit resets (or to retry) at
+		// 11:59:50.
 		ManualTime skewed = this.time;
 		ThrottleGate gate = gate(skewed, ThrottleSettings.defaults());
 		Verdict anthropic = BuiltInClassifiers.forProvider("anthropic", ClassifierSettings.defaults().withClock(skewed))
-			.classify(ProviderResponse.of(429, headers("anthropic-ratelimit-tokens-remaining", "0",
-					"anthropic-ratelimit-tokens-reset", "2026-11-29T11:59:50Z"),
+			.classify(ProviderResponse.of(429,
+					headers("anthropic-ratelimit-tokens-remaining", "0", "anthropic-ratelimit-tokens-reset",
+							"2026-11-29T11:59:50Z"),
 					"{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\",\"message\":\"rate limited\"}}"));
 		Verdict openai = BuiltInClassifiers.forProvider("openai", ClassifierSettings.defaults().withClock(skewed))
 			.classify(ProviderResponse.of(429, headers("retry-after", "Sun, 29 Nov 2026 11:59:50 GMT"),
@@ -174,7 +176,7 @@ class ThrottleGateIncidentTests {
 		assertThat(gate.isReleased(scope)).isFalse();
 	}
 
-	// Item 8, on the gate's side: a long bare retry-after is cut to max-wait ----------------
+	// Item 8, on the gate's side: a long bare retry-after is cut to max-wait
 
 	@Test
 	void aBareRetryAfterOfAMonthGatesTheScopeForMaxWaitOnly() {
@@ -230,7 +232,8 @@ class ThrottleGateIncidentTests {
 		// After the gate passes, the next rate limit is a new transition.
 		this.time.advance(Duration.ofSeconds(60));
 		gate.gate(scope, Duration.ofSeconds(1), null);
-		assertThat(events(StateChange.Kind.SCOPE_GATED)).hasSize(3).last()
+		assertThat(events(StateChange.Kind.SCOPE_GATED)).hasSize(3)
+			.last()
 			.satisfies((gated) -> assertThat(gated.detail()).contains("gated for 1000 ms"));
 	}
 
@@ -309,7 +312,9 @@ class ThrottleGateIncidentTests {
 		return headers;
 	}
 
-	/** A clock one millisecond later at every read: answers of one incident, spread out. */
+	/**
+	 * A clock one millisecond later at every read: answers of one incident, spread out.
+	 */
 	private static final class TickingClock extends Clock {
 
 		private final long origin;

@@ -28,7 +28,8 @@ class CoalescingTimerTests {
 		this.timer.schedule(() -> fired.add("disposed"), 5, TimeUnit.MILLISECONDS).dispose();
 		this.timer.schedule(() -> fired.add("early"), 10, TimeUnit.MILLISECONDS);
 		await().atMost(Duration.ofSeconds(10)).until(() -> fired.size() == 2);
-		// The disposed task was due before both: had it not been dropped it would be listed.
+		// The disposed task was due before both: had it not been dropped it would be
+		// listed.
 		assertThat(fired).containsExactly("early", "late");
 	}
 
@@ -36,7 +37,9 @@ class CoalescingTimerTests {
 	void reactorTimeoutsAndDelaysRunOnIt() {
 		assertThat(Mono.delay(Duration.ofMillis(2), this.timer).thenReturn("delayed").block(Duration.ofSeconds(10)))
 			.isEqualTo("delayed");
-		assertThat(Mono.never().timeout(Duration.ofMillis(2), this.timer).onErrorReturn("timed out")
+		assertThat(Mono.never()
+			.timeout(Duration.ofMillis(2), this.timer)
+			.onErrorReturn("timed out")
 			.block(Duration.ofSeconds(10))).isEqualTo("timed out");
 	}
 

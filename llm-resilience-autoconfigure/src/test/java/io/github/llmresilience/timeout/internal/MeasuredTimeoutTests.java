@@ -19,7 +19,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class MeasuredTimeoutTests {
 
-	/** An absolute floor of 1 s only: the setting under which the timeout used to ratchet down. */
+	/**
+	 * An absolute floor of 1 s only: the setting under which the timeout used to ratchet
+	 * down.
+	 */
 	private static final AdaptiveSettings ADAPTIVE = new AdaptiveSettings(true, 200, 3.0, Duration.ofSeconds(1), 0);
 
 	private static final long FAST = Duration.ofMillis(100).toNanos();
@@ -88,7 +91,8 @@ class MeasuredTimeoutTests {
 			}
 		}
 		assertThat(timedOutAt).containsExactly(Duration.ofSeconds(1));
-		// Doubled at once, held until the percentile has seen the long calls, then 3 x p99.
+		// Doubled at once, held until the percentile has seen the long calls, then 3 x
+		// p99.
 		assertThat(afterFirstTimeout.get(0)).isEqualTo(Duration.ofSeconds(2));
 		assertThat(afterFirstTimeout).allSatisfy((limit) -> assertThat(limit).isGreaterThan(Duration.ofMillis(1500)));
 		assertThat(timeout.current()).isEqualTo(Duration.ofMillis(4500));
@@ -137,7 +141,8 @@ class MeasuredTimeoutTests {
 				steps.add(timeout.current());
 			}
 		}
-		// Sampled one call before each refresh boundary: 255, 511, 767, ... calls after the timeout.
+		// Sampled one call before each refresh boundary: 255, 511, 767, ... calls after
+		// the timeout.
 		assertThat(steps).containsExactly(Duration.ofSeconds(4), Duration.ofSeconds(4), Duration.ofSeconds(4),
 				Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofMillis(500), Duration.ofMillis(300));
 		assertThat(timeout.snapshot().backedOff()).isFalse();
@@ -155,7 +160,8 @@ class MeasuredTimeoutTests {
 				Duration.ofSeconds(8), Duration.ofSeconds(16), Duration.ofSeconds(30), Duration.ofSeconds(30));
 		timeout.recordTimeout(Long.MAX_VALUE);
 		assertThat(timeout.current()).isEqualTo(Duration.ofSeconds(30));
-		// Timeouts that dominate the ring hold it at the configured value through the percentile.
+		// Timeouts that dominate the ring hold it at the configured value through the
+		// percentile.
 		for (int i = 0; i < LatencyRecord.CAPACITY; i++) {
 			timeout.recordTimeout(timeout.current().toNanos());
 			assertThat(timeout.current()).isLessThanOrEqualTo(Duration.ofSeconds(30));
@@ -173,7 +179,8 @@ class MeasuredTimeoutTests {
 		}
 		assertThat(timeout.current()).isEqualTo(Duration.ofSeconds(2));
 		assertThat(timeout.snapshot().timeouts()).isEqualTo(50);
-		// A fifth of the ring timed out: once the percentile is recomputed it lifts the timeout.
+		// A fifth of the ring timed out: once the percentile is recomputed it lifts the
+		// timeout.
 		for (int i = 0; i < LatencyRecord.REFRESH; i++) {
 			timeout.record(FAST);
 		}
@@ -247,7 +254,8 @@ class MeasuredTimeoutTests {
 					for (int i = 0; i < callsPerThread; i++) {
 						Duration limit = timeout.current();
 						assertThat(limit).isBetween(Duration.ofSeconds(1), Duration.ofSeconds(30));
-						// Mostly short answers; one in 200 a long one, too rare to reach the p99.
+						// Mostly short answers; one in 200 a long one, too rare to reach
+						// the p99.
 						boolean isLong = random.nextInt(200) == 0;
 						long latency = isLong ? LONG : random.nextLong(FAST / 2, FAST * 3);
 						longCalls += isLong ? 1 : 0;
@@ -274,7 +282,8 @@ class MeasuredTimeoutTests {
 			assertThat(snapshot.samples()).isEqualTo((long) threads * callsPerThread);
 			assertThat(snapshot.timeouts()).isEqualTo(timedOut);
 			assertThat(snapshot.current()).isBetween(Duration.ofSeconds(1), Duration.ofSeconds(30));
-			// Each timeout keeps the timeout widened for a while: most long calls get through.
+			// Each timeout keeps the timeout widened for a while: most long calls get
+			// through.
 			assertThat(timedOut).isPositive().isLessThan(longCalls / 2);
 		}
 		finally {

@@ -29,8 +29,7 @@ class StreamHelpersTests {
 
 	@Test
 	void openAiErrorChunkEndsTheStreamWithAClassifiableAnswer() {
-		Flux<ServerSentEvent<String>> events = Flux.just(
-				data("{\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}"),
+		Flux<ServerSentEvent<String>> events = Flux.just(data("{\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}"),
 				data("{\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\"}}"));
 		StepVerifier.create(OpenAiChatStream.chunks(events))
 			.expectNext(new StreamChunk("Hel", null))
@@ -43,7 +42,8 @@ class StreamHelpersTests {
 		Flux<ServerSentEvent<String>> events = Flux
 			.just(data("{\"choices\":[{\"delta\":{},\"finish_reason\":\"content_filter\"}]}"));
 		StepVerifier.create(OpenAiChatStream.chunks(events))
-			.expectErrorSatisfies((error) -> assertThat(outcome("azure-openai", error)).isEqualTo(Outcome.CONTENT_FILTER))
+			.expectErrorSatisfies(
+					(error) -> assertThat(outcome("azure-openai", error)).isEqualTo(Outcome.CONTENT_FILTER))
 			.verify(Duration.ofSeconds(5));
 	}
 
@@ -93,13 +93,17 @@ class StreamHelpersTests {
 		Flux<ServerSentEvent<String>> events = Flux.just(data("{not json"), data(""),
 				ServerSentEvent.<String>builder().comment("keep-alive").build(), data("[DONE]"));
 		StepVerifier.create(OpenAiChatStream.chunks(events)).verifyComplete();
-		StepVerifier.create(AnthropicMessageStream.chunks(Flux.just(event("content_block_delta", "{\"delta\":"),
-				event("message_stop", "")))).verifyComplete();
+		StepVerifier
+			.create(AnthropicMessageStream
+				.chunks(Flux.just(event("content_block_delta", "{\"delta\":"), event("message_stop", ""))))
+			.verifyComplete();
 	}
 
 	private static Outcome outcome(String provider, Throwable error) {
 		assertThat(error).isInstanceOf(ProviderAnswerException.class);
-		return BuiltInClassifiers.forProvider(provider).classify(((ProviderAnswerException) error).response()).outcome();
+		return BuiltInClassifiers.forProvider(provider)
+			.classify(((ProviderAnswerException) error).response())
+			.outcome();
 	}
 
 	private static ServerSentEvent<String> data(String data) {

@@ -31,8 +31,8 @@ public class Answers {
 		this.resilience = resilience;
 		this.client = client;
 		this.properties = properties;
-		// Fail at startup, not on the first question, when a chain names a vendor the client
-		// cannot speak.
+		// Fail at startup, not on the first question, when a chain names a vendor the
+		// client cannot speak.
 		ResilienceState state = this.resilience.state();
 		state.chains().values().stream().flatMap((chain) -> chain.targets().stream()).distinct().forEach((name) -> {
 			TargetState target = state.target(name);

@@ -48,14 +48,15 @@ class AnswersController {
 	/**
 	 * Events: {@code token} ({@code {"text"}}) for each piece of the answer, then
 	 * {@code done} ({@code {"servedBy"}}), or {@code error} ({@code {"error": {"code",
-	 * "message"}}}) when the stream fails. A 503 with {@code Retry-After} when no target of
-	 * the chain is usable.
+	 * "message"}}}) when the stream fails. A 503 with {@code Retry-After} when no target
+	 * of the chain is usable.
 	 */
 	@GetMapping("/stream")
 	ResponseEntity<?> stream(@RequestParam String question) {
 		String text = new Question(question).text();
 		String chain = this.answers.chain();
-		// Known before the first byte: answer with a status and Retry-After, not an event.
+		// Known before the first byte: answer with a status and Retry-After, not an
+		// event.
 		if (this.answers.firstUsableTarget(chain).isEmpty()) {
 			return this.errors.unavailable(this.resilience.availableAt(chain), false);
 		}
@@ -63,10 +64,10 @@ class AnswersController {
 		Flux<ServerSentEvent<Object>> events = this.answers.stream(text)
 			.doOnNext((token) -> servedBy.set(token.servedBy()))
 			.map((token) -> ServerSentEvent.<Object>builder(new TokenEvent(token.text())).event("token").build())
-			.concatWith(Mono.fromSupplier(() -> ServerSentEvent.<Object>builder(new Done(servedBy.get()))
-				.event("done")
-				.build()))
-			.onErrorResume((error) -> Mono.just(ServerSentEvent.<Object>builder(failure(error)).event("error").build()));
+			.concatWith(Mono
+				.fromSupplier(() -> ServerSentEvent.<Object>builder(new Done(servedBy.get())).event("done").build()))
+			.onErrorResume(
+					(error) -> Mono.just(ServerSentEvent.<Object>builder(failure(error)).event("error").build()));
 		return ResponseEntity.ok().contentType(MediaType.TEXT_EVENT_STREAM).body(events);
 	}
 
@@ -88,12 +89,16 @@ class AnswersController {
 		return ApiError.of("ai_unavailable", "The answer could not be streamed.");
 	}
 
-	/** @param text a piece of the answer */
+	/**
+	 * @param text a piece of the answer
+	 */
 	record TokenEvent(String text) {
 
 	}
 
-	/** @param servedBy the target that streamed the answer */
+	/**
+	 * @param servedBy the target that streamed the answer
+	 */
 	record Done(@Nullable String servedBy) {
 
 	}

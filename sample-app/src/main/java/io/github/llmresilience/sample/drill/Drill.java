@@ -93,9 +93,8 @@ public class Drill {
 		}
 		ResilienceState state = this.resilience.state();
 		return new DrillReport(plan, state.chain(plan.chain()).targets(),
-				state.target(plan.target()).breaker().settings().minimumCalls(),
-				during.requests(), during.statuses(), stats.insideRetryAfter(), queue.counts(), servedBy, servedDuring,
-				elapsed);
+				state.target(plan.target()).breaker().settings().minimumCalls(), during.requests(), during.statuses(),
+				stats.insideRetryAfter(), queue.counts(), servedBy, servedDuring, elapsed);
 	}
 
 	private static void submit(JobQueue queue, DrillPlan plan) {

@@ -39,7 +39,10 @@ public record DrillPlan(Kind kind, String chain, String target, int jobs, int co
 
 	}
 
-	/** The course: a 20-second outage of primary, 30 queued jobs, worker concurrency 4, 5 attempts a job. */
+	/**
+	 * The course: a 20-second outage of primary, 30 queued jobs, worker concurrency 4, 5
+	 * attempts a job.
+	 */
 	public static DrillPlan outage(boolean breaker) {
 		return new DrillPlan(Kind.OUTAGE, "primary-only", "primary", 30, 4, Duration.ofSeconds(20),
 				Duration.ofSeconds(65), breaker, 5, Duration.ofSeconds(2), 0, Duration.ZERO);
@@ -51,7 +54,10 @@ public record DrillPlan(Kind kind, String chain, String target, int jobs, int co
 				Duration.ofSeconds(65), breaker, 5, Duration.ofSeconds(2), 0, Duration.ZERO);
 	}
 
-	/** Primary rate-limited ({@code retry-after: 2}) for 10 s while 40 jobs arrive, one every 250 ms. */
+	/**
+	 * Primary rate-limited ({@code retry-after: 2}) for 10 s while 40 jobs arrive, one
+	 * every 250 ms.
+	 */
 	public static DrillPlan throttle(boolean breaker) {
 		return new DrillPlan(Kind.THROTTLE, "chat", "primary", 40, 4, Duration.ofSeconds(10), Duration.ofSeconds(65),
 				breaker, 5, Duration.ofSeconds(2), 2, Duration.ofMillis(250));
@@ -68,13 +74,13 @@ public record DrillPlan(Kind kind, String chain, String target, int jobs, int co
 	}
 
 	public DrillPlan withAttemptDelay(Duration attemptDelay) {
-		return new DrillPlan(this.kind, this.chain, this.target, this.jobs, this.concurrency, this.incident,
-				this.limit, this.breaker, this.maxAttempts, attemptDelay, this.retryAfterSeconds, this.jobInterval);
+		return new DrillPlan(this.kind, this.chain, this.target, this.jobs, this.concurrency, this.incident, this.limit,
+				this.breaker, this.maxAttempts, attemptDelay, this.retryAfterSeconds, this.jobInterval);
 	}
 
 	public DrillPlan withJobInterval(Duration jobInterval) {
-		return new DrillPlan(this.kind, this.chain, this.target, this.jobs, this.concurrency, this.incident,
-				this.limit, this.breaker, this.maxAttempts, this.attemptDelay, this.retryAfterSeconds, jobInterval);
+		return new DrillPlan(this.kind, this.chain, this.target, this.jobs, this.concurrency, this.incident, this.limit,
+				this.breaker, this.maxAttempts, this.attemptDelay, this.retryAfterSeconds, jobInterval);
 	}
 
 }

@@ -45,9 +45,9 @@ public record DrillReport(DrillPlan plan, List<String> chainTargets, int minimum
 				: "breaker off (every failure spends one of a job's " + this.plan.maxAttempts() + " attempts)";
 		switch (this.plan.kind()) {
 			case OUTAGE, OUTAGE_FAILOVER -> {
-				lines.add(((this.plan.kind() == DrillPlan.Kind.OUTAGE) ? "Outage drill: " : "Outage drill with failover: ")
-						+ setup + ", worker concurrency " + this.plan.concurrency() + ", " + breaker + "; " + target
-						+ " in outage for " + incidentSeconds + " s");
+				lines.add(((this.plan.kind() == DrillPlan.Kind.OUTAGE) ? "Outage drill: "
+						: "Outage drill with failover: ") + setup + ", worker concurrency " + this.plan.concurrency()
+						+ ", " + breaker + "; " + target + " in outage for " + incidentSeconds + " s");
 				lines.add("Calls that reached the provider during the outage: " + this.callsDuringIncident
 						+ " (answered " + this.statusesDuringIncident + ")");
 				if (this.plan.kind() == DrillPlan.Kind.OUTAGE_FAILOVER) {
@@ -72,8 +72,8 @@ public record DrillReport(DrillPlan plan, List<String> chainTargets, int minimum
 						+ ")");
 			}
 		}
-		lines.add("Jobs at the end (" + Math.round(this.elapsed.toMillis() / 1000.0) + " s): succeeded "
-				+ succeeded() + ", dead_letter " + deadLetters());
+		lines.add("Jobs at the end (" + Math.round(this.elapsed.toMillis() / 1000.0) + " s): succeeded " + succeeded()
+				+ ", dead_letter " + deadLetters());
 		return lines;
 	}
 

@@ -13,8 +13,8 @@ import java.util.Optional;
 import java.util.PriorityQueue;
 
 /**
- * A small in-memory job queue: jobs wait until their {@code notBefore}, a worker takes the
- * one that has waited longest, and every change of a job is a new {@link Job} value.
+ * A small in-memory job queue: jobs wait until their {@code notBefore}, a worker takes
+ * the one that has waited longest, and every change of a job is a new {@link Job} value.
  */
 public final class JobQueue {
 
@@ -64,14 +64,20 @@ public final class JobQueue {
 		return update(this.jobs.get(id).succeeded(answer, servedBy, this.clock.instant()));
 	}
 
-	/** Back to the queue until the given time without spending an attempt: no provider could serve. */
+	/**
+	 * Back to the queue until the given time without spending an attempt: no provider
+	 * could serve.
+	 */
 	public synchronized Job requeue(String id, Instant notBefore, String error) {
 		Job job = update(this.jobs.get(id).waiting(notBefore, error));
 		enqueue(id, notBefore);
 		return job;
 	}
 
-	/** The call failed: spend an attempt, then wait {@code attemptDelay} or become a dead letter. */
+	/**
+	 * The call failed: spend an attempt, then wait {@code attemptDelay} or become a dead
+	 * letter.
+	 */
 	public synchronized Job attemptFailed(String id, String error) {
 		Instant now = this.clock.instant();
 		Job job = update(this.jobs.get(id).attemptFailed(error, this.maxAttempts, now.plus(this.attemptDelay), now));

@@ -83,8 +83,8 @@ public final class JobWorker implements SmartLifecycle {
 			.map((answer) -> this.queue.succeeded(job.id(), answer.answer(), answer.servedBy()))
 			.switchIfEmpty(Mono.fromSupplier(() -> this.queue.attemptFailed(job.id(), "no answer")))
 			.onErrorResume((error) -> Mono.fromSupplier(() -> failed(job, error)))
-			// Always hop back to the scheduler: a call that fails at once (breaker open) must
-			// not make the next take() a nested call on this stack.
+			// Always hop back to the scheduler: a call that fails at once (breaker open)
+			// must not make the next take() a nested call on this stack.
 			.doFinally((signal) -> this.scheduler.schedule(this::work))
 			.subscribe();
 	}
@@ -95,8 +95,9 @@ public final class JobWorker implements SmartLifecycle {
 					"ai_unavailable: no target could serve; retry after " + unavailable.retryAfter());
 		}
 		if (error instanceof LlmRejectedException rejected) {
-			return this.queue.deadLetter(job.id(), "rejected by " + rejected.target() + ": "
-					+ rejected.verdict().outcome() + rejected.verdict().errorType().map((type) -> " " + type).orElse(""));
+			return this.queue.deadLetter(job.id(),
+					"rejected by " + rejected.target() + ": " + rejected.verdict().outcome()
+							+ rejected.verdict().errorType().map((type) -> " " + type).orElse(""));
 		}
 		return this.queue.attemptFailed(job.id(), describe(error));
 	}

@@ -37,7 +37,8 @@ class JobsController {
 
 	@GetMapping("/{id}")
 	ResponseEntity<?> job(@PathVariable String id) {
-		return this.queue.find(id).<ResponseEntity<?>>map(ResponseEntity::ok)
+		return this.queue.find(id)
+			.<ResponseEntity<?>>map(ResponseEntity::ok)
 			.orElseGet(() -> ResponseEntity.status(HttpStatus.NOT_FOUND)
 				.body(ApiError.of("job_not_found", "No job with id '" + id + "'.")));
 	}

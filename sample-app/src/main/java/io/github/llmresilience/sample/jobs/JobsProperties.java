@@ -13,7 +13,10 @@ public class JobsProperties {
 	/** Jobs the worker runs at the same time. */
 	private int concurrency = 4;
 
-	/** Attempts a job may spend before it becomes a dead letter; "no provider can serve now" spends none. */
+	/**
+	 * Attempts a job may spend before it becomes a dead letter; "no provider can serve
+	 * now" spends none.
+	 */
 	private int maxAttempts = 5;
 
 	/** How long a job waits after a spent attempt before it runs again. */

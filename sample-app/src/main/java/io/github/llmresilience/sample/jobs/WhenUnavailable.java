@@ -8,8 +8,8 @@ public enum WhenUnavailable {
 	/**
 	 * Back to the queue until {@code retryAfter()}, attempts unchanged. Right when a
 	 * breaker, gate or park stands behind the exception: it knows that no provider can
-	 * serve yet, and when that may change, so failing the job would only punish it for the
-	 * provider's outage.
+	 * serve yet, and when that may change, so failing the job would only punish it for
+	 * the provider's outage.
 	 */
 	REQUEUE,
 

@@ -32,8 +32,8 @@ import org.springframework.web.reactive.function.client.WebClient;
  * surface as {@code WebClientResponseException}, which llm-resilience classifies by
  * itself; an answer that came back as a 200 but is a refusal (OpenAI's
  * {@code finish_reason: content_filter}, Anthropic's {@code stop_reason: refusal}) is
- * turned into a {@link ProviderAnswerException} so that it is classified too, by the
- * same vendor classifier the library uses.
+ * turned into a {@link ProviderAnswerException} so that it is classified too, by the same
+ * vendor classifier the library uses.
  */
 @Component
 public class ProviderClient {
@@ -41,9 +41,8 @@ public class ProviderClient {
 	private static final ParameterizedTypeReference<ServerSentEvent<String>> SSE = new ParameterizedTypeReference<>() {
 	};
 
-	private static final Map<String, ChatFormat> FORMATS = Map.of("openai", new OpenAiChatFormat(),
-			"openai-compatible", new OpenAiChatFormat(), "mistral", new OpenAiChatFormat(), "anthropic",
-			new AnthropicMessagesFormat());
+	private static final Map<String, ChatFormat> FORMATS = Map.of("openai", new OpenAiChatFormat(), "openai-compatible",
+			new OpenAiChatFormat(), "mistral", new OpenAiChatFormat(), "anthropic", new AnthropicMessagesFormat());
 
 	private final WebClient http;
 
@@ -68,14 +67,12 @@ public class ProviderClient {
 	 */
 	public Mono<String> answer(Target target, String question, @Nullable String idempotencyKey) {
 		ChatFormat format = format(target);
-		return this.http.post()
-			.uri(url(target, format))
-			.headers((headers) -> {
-				format.authenticate(headers, target.apiKey());
-				if (idempotencyKey != null) {
-					headers.set("Idempotency-Key", idempotencyKey);
-				}
-			})
+		return this.http.post().uri(url(target, format)).headers((headers) -> {
+			format.authenticate(headers, target.apiKey());
+			if (idempotencyKey != null) {
+				headers.set("Idempotency-Key", idempotencyKey);
+			}
+		})
 			.contentType(MediaType.APPLICATION_JSON)
 			.bodyValue(format.request(target.model(), question, false))
 			.retrieve()

@@ -66,7 +66,8 @@ final class AnthropicSimulation implements VendorSimulation {
 
 	@Override
 	public Reply refusal(Prompt prompt, Instant now) {
-		// Claude declines inside a 200 with stop_reason refusal (fixture anthropic-200-refusal).
+		// Claude declines inside a 200 with stop_reason refusal (fixture
+		// anthropic-200-refusal).
 		return Reply.json(200, message(prompt, null, "refusal"));
 	}
 
@@ -97,12 +98,15 @@ final class AnthropicSimulation implements VendorSimulation {
 				+ "increase.", null);
 		Instant reset = now.plusSeconds(retryAfterSeconds);
 		if (reset.getNano() > 0) {
-			// The header has whole seconds; round up so that it never asks for less than retry-after.
+			// The header has whole seconds; round up so that it never asks for less than
+			// retry-after.
 			reset = reset.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
 		}
-		return new Reply(429, Map.of("retry-after", Integer.toString(retryAfterSeconds),
-				"anthropic-ratelimit-requests-limit", "50", "anthropic-ratelimit-requests-remaining", "0",
-				"anthropic-ratelimit-requests-reset", reset.toString()), body.body());
+		return new Reply(429,
+				Map.of("retry-after", Integer.toString(retryAfterSeconds), "anthropic-ratelimit-requests-limit", "50",
+						"anthropic-ratelimit-requests-remaining", "0", "anthropic-ratelimit-requests-reset",
+						reset.toString()),
+				body.body());
 	}
 
 	@Override
@@ -124,7 +128,9 @@ final class AnthropicSimulation implements VendorSimulation {
 		List<SseFrame> frames = new ArrayList<>();
 		ObjectNode start = this.json.createObjectNode().put("type", "message_start");
 		ObjectNode message = start.putObject("message");
-		message.put("id", "msg_sim" + this.ids.incrementAndGet()).put("type", "message").put("role", "assistant")
+		message.put("id", "msg_sim" + this.ids.incrementAndGet())
+			.put("type", "message")
+			.put("role", "assistant")
 			.put("model", prompt.model());
 		message.putArray("content");
 		message.putNull("stop_reason");
@@ -142,8 +148,8 @@ final class AnthropicSimulation implements VendorSimulation {
 				frames.add(frame("content_block_delta", delta, true));
 			}
 		}
-		frames.add(frame("content_block_stop", this.json.createObjectNode().put("type", "content_block_stop")
-			.put("index", 0), false));
+		frames.add(frame("content_block_stop",
+				this.json.createObjectNode().put("type", "content_block_stop").put("index", 0), false));
 		ObjectNode end = this.json.createObjectNode().put("type", "message_delta");
 		end.putObject("delta").put("stop_reason", refusal ? "refusal" : "end_turn").putNull("stop_sequence");
 		end.putObject("usage").put("output_tokens", refusal ? 0 : tokens.size());
@@ -158,7 +164,9 @@ final class AnthropicSimulation implements VendorSimulation {
 
 	private String message(Prompt prompt, @Nullable String text, String stopReason) {
 		ObjectNode body = this.json.createObjectNode();
-		body.put("id", "msg_sim" + this.ids.incrementAndGet()).put("type", "message").put("role", "assistant")
+		body.put("id", "msg_sim" + this.ids.incrementAndGet())
+			.put("type", "message")
+			.put("role", "assistant")
 			.put("model", prompt.model());
 		var content = body.putArray("content");
 		if (text != null) {

@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.random.RandomGenerator;
 
 /**
- * How long a simulated answer takes: log-normal, like the latencies of recorded real
- * chat calls, cut at their maximum.
+ * How long a simulated answer takes: log-normal, like the latencies of recorded real chat
+ * calls, cut at their maximum.
  *
  * @param median the median latency
  * @param sigma the spread of the latency's logarithm

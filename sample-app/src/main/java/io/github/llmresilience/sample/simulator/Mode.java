@@ -18,7 +18,10 @@ public enum Mode {
 	/** 503 with the vendor's server-error body: the provider is down. */
 	OUTAGE,
 
-	/** The vendor's overload answer: OpenAI's 429 "server is currently overloaded", Anthropic's 529. */
+	/**
+	 * The vendor's overload answer: OpenAI's 429 "server is currently overloaded",
+	 * Anthropic's 529.
+	 */
 	OVERLOADED,
 
 	/** Answers, eight times slower than normal. */
@@ -27,7 +30,10 @@ public enum Mode {
 	/** 429 rate limit with {@code retry-after} and the vendor's reset headers. */
 	THROTTLE,
 
-	/** The vendor's out-of-quota answer: OpenAI's insufficient_quota, Anthropic's spend limit. */
+	/**
+	 * The vendor's out-of-quota answer: OpenAI's insufficient_quota, Anthropic's spend
+	 * limit.
+	 */
 	QUOTA,
 
 	/** A safety refusal inside a 200, as both vendors send it for chat. */

@@ -15,8 +15,8 @@ import tools.jackson.databind.node.ArrayNode;
 import tools.jackson.databind.node.ObjectNode;
 
 /**
- * OpenAI chat completions. Error bodies are OpenAI's {@code {"error": {"message",
- * "type", "param", "code"}}} with the messages it really sends.
+ * OpenAI chat completions. Error bodies are OpenAI's {@code {"error": {"message", "type",
+ * "param", "code"}}} with the messages it really sends.
  */
 final class OpenAiSimulation implements VendorSimulation {
 
@@ -60,7 +60,8 @@ final class OpenAiSimulation implements VendorSimulation {
 	@Override
 	public Reply refusal(Prompt prompt, Instant now) {
 		// What OpenAI sends when its output filter stops an answer: a 200 with no content
-		// and finish_reason content_filter (fixture openai-200-finish-reason-content-filter).
+		// and finish_reason content_filter (fixture
+		// openai-200-finish-reason-content-filter).
 		return Reply.json(200, completion(prompt, null, "content_filter", now));
 	}
 
@@ -71,7 +72,8 @@ final class OpenAiSimulation implements VendorSimulation {
 
 	@Override
 	public Reply overloaded() {
-		// OpenAI sheds load with a 429 that is not a rate limit (fixture openai-429-server-overloaded).
+		// OpenAI sheds load with a 429 that is not a rate limit (fixture
+		// openai-429-server-overloaded).
 		return error(429, "The server is currently overloaded with other requests. Sorry about that! You can retry "
 				+ "your request, or contact us through our help center at help.openai.com if the error persists.",
 				"server_error", null, null);
@@ -79,28 +81,33 @@ final class OpenAiSimulation implements VendorSimulation {
 
 	@Override
 	public Reply serverError() {
-		return error(500, "The server experienced an error while processing your request. Sorry about that! You can "
-				+ "retry your request, or contact us through our help center at help.openai.com if the error "
-				+ "persists.", "server_error", null, null);
+		return error(500,
+				"The server experienced an error while processing your request. Sorry about that! You can "
+						+ "retry your request, or contact us through our help center at help.openai.com if the error "
+						+ "persists.",
+				"server_error", null, null);
 	}
 
 	@Override
 	public Reply rateLimited(Prompt prompt, int retryAfterSeconds, Instant now) {
-		Reply body = error(429, "Rate limit reached for " + prompt.model() + " in organization org-simulated on "
-				+ "requests per min (RPM): Limit 500, Used 500, Requested 1. Please try again in " + retryAfterSeconds
-				+ "s. Visit https://platform.openai.com/account/rate-limits to learn more.", "requests", null,
-				"rate_limit_exceeded");
-		return new Reply(429, Map.of("retry-after", Integer.toString(retryAfterSeconds), "x-ratelimit-limit-requests",
-				"500", "x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", retryAfterSeconds + "s"),
+		Reply body = error(429,
+				"Rate limit reached for " + prompt.model() + " in organization org-simulated on "
+						+ "requests per min (RPM): Limit 500, Used 500, Requested 1. Please try again in "
+						+ retryAfterSeconds + "s. Visit https://platform.openai.com/account/rate-limits to learn more.",
+				"requests", null, "rate_limit_exceeded");
+		return new Reply(429,
+				Map.of("retry-after", Integer.toString(retryAfterSeconds), "x-ratelimit-limit-requests", "500",
+						"x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", retryAfterSeconds + "s"),
 				body.body());
 	}
 
 	@Override
 	public Reply quotaExhausted(Instant now) {
-		return error(429, "You exceeded your current quota, please check your plan and billing details. For more "
-				+ "information on this error, read the docs: "
-				+ "https://platform.openai.com/docs/guides/error-codes/api-errors.", "insufficient_quota", null,
-				"insufficient_quota");
+		return error(429,
+				"You exceeded your current quota, please check your plan and billing details. For more "
+						+ "information on this error, read the docs: "
+						+ "https://platform.openai.com/docs/guides/error-codes/api-errors.",
+				"insufficient_quota", null, "insufficient_quota");
 	}
 
 	@Override
@@ -116,11 +123,12 @@ final class OpenAiSimulation implements VendorSimulation {
 	public List<SseFrame> stream(Prompt prompt, List<String> tokens, boolean refusal, Instant now) {
 		String id = "chatcmpl-sim" + this.ids.incrementAndGet();
 		List<SseFrame> frames = new ArrayList<>();
-		frames.add(new SseFrame(null, chunk(id, prompt, now, (delta) -> delta.put("role", "assistant").put("content", ""),
-				null), false));
+		frames.add(new SseFrame(null,
+				chunk(id, prompt, now, (delta) -> delta.put("role", "assistant").put("content", ""), null), false));
 		if (!refusal) {
 			for (String token : tokens) {
-				frames.add(new SseFrame(null, chunk(id, prompt, now, (delta) -> delta.put("content", token), null), true));
+				frames.add(
+						new SseFrame(null, chunk(id, prompt, now, (delta) -> delta.put("content", token), null), true));
 			}
 		}
 		frames.add(new SseFrame(null, chunk(id, prompt, now, (delta) -> {
@@ -132,7 +140,9 @@ final class OpenAiSimulation implements VendorSimulation {
 	private String chunk(String id, Prompt prompt, Instant now, Consumer<ObjectNode> delta,
 			@Nullable String finishReason) {
 		ObjectNode chunk = this.json.createObjectNode();
-		chunk.put("id", id).put("object", "chat.completion.chunk").put("created", now.getEpochSecond())
+		chunk.put("id", id)
+			.put("object", "chat.completion.chunk")
+			.put("created", now.getEpochSecond())
 			.put("model", prompt.model());
 		ObjectNode choice = chunk.putArray("choices").addObject();
 		choice.put("index", 0);
@@ -149,8 +159,10 @@ final class OpenAiSimulation implements VendorSimulation {
 
 	private String completion(Prompt prompt, @Nullable String text, String finishReason, Instant now) {
 		ObjectNode body = this.json.createObjectNode();
-		body.put("id", "chatcmpl-sim" + this.ids.incrementAndGet()).put("object", "chat.completion")
-			.put("created", now.getEpochSecond()).put("model", prompt.model());
+		body.put("id", "chatcmpl-sim" + this.ids.incrementAndGet())
+			.put("object", "chat.completion")
+			.put("created", now.getEpochSecond())
+			.put("model", prompt.model());
 		ArrayNode choices = body.putArray("choices");
 		ObjectNode choice = choices.addObject();
 		choice.put("index", 0);
@@ -166,7 +178,9 @@ final class OpenAiSimulation implements VendorSimulation {
 		choice.putNull("logprobs");
 		choice.put("finish_reason", finishReason);
 		int completionTokens = (text != null) ? text.split(" ").length : 0;
-		body.putObject("usage").put("prompt_tokens", prompt.tokens()).put("completion_tokens", completionTokens)
+		body.putObject("usage")
+			.put("prompt_tokens", prompt.tokens())
+			.put("completion_tokens", completionTokens)
 			.put("total_tokens", prompt.tokens() + completionTokens);
 		return this.json.writeValueAsString(body);
 	}

@@ -12,7 +12,10 @@ record Prompt(String model, String question, boolean stream) {
 	/** The largest prompt a simulated model accepts, in tokens. */
 	static final int CONTEXT_TOKENS = 8192;
 
-	/** Tokens of the prompt, estimated as vendors' tokenizers roughly count English: four characters each. */
+	/**
+	 * Tokens of the prompt, estimated as vendors' tokenizers roughly count English: four
+	 * characters each.
+	 */
 	int tokens() {
 		return 8 + this.question.length() / 4;
 	}

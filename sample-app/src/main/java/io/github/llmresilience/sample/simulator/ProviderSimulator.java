@@ -49,7 +49,10 @@ import org.springframework.web.server.ServerWebInputException;
  */
 public final class ProviderSimulator implements SmartLifecycle {
 
-	/** Error answers come back fast: a provider that fails does so before running the model. */
+	/**
+	 * Error answers come back fast: a provider that fails does so before running the
+	 * model.
+	 */
 	private static final int ERROR_LATENCY_DIVISOR = 10;
 
 	/** A slow target takes this many times the normal latency. */
@@ -148,8 +151,9 @@ public final class ProviderSimulator implements SmartLifecycle {
 
 	private Mono<ServerResponse> changeMode(ServerRequest request) {
 		SimulatedTarget target = this.providers.target(request.pathVariable("name"));
-		return request.bodyToMono(ModeRequest.class).switchIfEmpty(Mono.error(() -> new IllegalArgumentException(
-				"A JSON body is required, such as {\"mode\": \"outage\", \"seconds\": 20}")))
+		return request.bodyToMono(ModeRequest.class)
+			.switchIfEmpty(Mono.error(() -> new IllegalArgumentException(
+					"A JSON body is required, such as {\"mode\": \"outage\", \"seconds\": 20}")))
 			.flatMap((body) -> {
 				target.mode(body.toSetting(this.clock.instant()));
 				return ServerResponse.ok().bodyValue(targetViews().get(target.name()));
@@ -206,8 +210,8 @@ public final class ProviderSimulator implements SmartLifecycle {
 			prompt = new Prompt(target.vendor() == SimulatedVendor.OPENAI ? "gpt-4o" : "claude-sonnet", "", false);
 			rejected = ex.reply();
 		}
-		// A provider that is down, shedding load or limiting this account says so before it
-		// reads the request; only a provider that runs the model can reject it.
+		// A provider that is down, shedding load or limiting this account says so before
+		// it reads the request; only a provider that runs the model can reject it.
 		switch (mode) {
 			case OUTAGE:
 				return send(target, mode, vendor.outage(), errorLatency, now);
@@ -261,8 +265,8 @@ public final class ProviderSimulator implements SmartLifecycle {
 			Prompt prompt, List<String> tokens, boolean refusal, Mode mode, Duration latency, Instant now) {
 		target.received(mode, 200, now);
 		List<SseFrame> frames = vendor.stream(prompt, tokens, refusal, now);
-		// The first event waits for the model to start; each token then takes its share of
-		// the rest of the answer's time.
+		// The first event waits for the model to start; each token then takes its share
+		// of the rest of the answer's time.
 		Duration firstToken = latency.multipliedBy(4).dividedBy(10);
 		Duration perToken = latency.minus(firstToken).dividedBy(Math.max(1, tokens.size()));
 		int dropAfterTokens = (mode == Mode.MIDSTREAM_DROP) ? Math.max(1, tokens.size() / 2) : Integer.MAX_VALUE;
@@ -285,7 +289,8 @@ public final class ProviderSimulator implements SmartLifecycle {
 		if (sentTokens >= dropAfterTokens) {
 			body = body.concatWith(drop(request, perToken));
 		}
-		return ServerResponse.ok().contentType(MediaType.TEXT_EVENT_STREAM)
+		return ServerResponse.ok()
+			.contentType(MediaType.TEXT_EVENT_STREAM)
 			.body(BodyInserters.fromServerSentEvents(body));
 	}
 

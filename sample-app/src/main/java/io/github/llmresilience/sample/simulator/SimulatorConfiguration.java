@@ -33,7 +33,8 @@ class SimulatorConfiguration {
 	@Bean
 	ProviderSimulator providerSimulator(SimulatedProviders providers, SimulatorProperties properties, JsonMapper json,
 			ObjectProvider<CodecCustomizer> codecs, Clock clock, ObjectProvider<Scheduler> scheduler) {
-		// The same codecs as the application's own server, so JSON looks the same on both.
+		// The same codecs as the application's own server, so JSON looks the same on
+		// both.
 		HandlerStrategies strategies = HandlerStrategies.builder()
 			.codecs((configurer) -> codecs.orderedStream().forEach((codec) -> codec.customize(configurer)))
 			.build();

@@ -15,16 +15,28 @@ public class SimulatorProperties {
 	/** Whether the simulator runs in this process; turn it off to call real providers. */
 	private boolean enabled = true;
 
-	/** Address the simulator listens on; loopback, so that it is never reachable from elsewhere. */
+	/**
+	 * Address the simulator listens on; loopback, so that it is never reachable from
+	 * elsewhere.
+	 */
 	private String address = "127.0.0.1";
 
-	/** Port the simulator listens on; the targets' base URLs in llm.resilience.targets point at it. */
+	/**
+	 * Port the simulator listens on; the targets' base URLs in llm.resilience.targets
+	 * point at it.
+	 */
 	private int port = 8089;
 
-	/** Factor on every simulated latency: 1 is what real calls take, 0.05 makes answers twenty times faster. */
+	/**
+	 * Factor on every simulated latency: 1 is what real calls take, 0.05 makes answers
+	 * twenty times faster.
+	 */
 	private double latencyScale = 1.0;
 
-	/** Simulated targets by name and the vendor format each speaks; a target's base URL is http://address:port/name. */
+	/**
+	 * Simulated targets by name and the vendor format each speaks; a target's base URL is
+	 * http://address:port/name.
+	 */
 	private Map<String, SimulatedVendor> targets = new LinkedHashMap<>();
 
 	public SimulatorProperties() {
@@ -62,8 +74,8 @@ public class SimulatorProperties {
 
 	public void setLatencyScale(double latencyScale) {
 		if (!(latencyScale >= 0)) {
-			throw new IllegalArgumentException("sample.simulator.latency-scale must be zero or positive, was "
-					+ latencyScale);
+			throw new IllegalArgumentException(
+					"sample.simulator.latency-scale must be zero or positive, was " + latencyScale);
 		}
 		this.latencyScale = latencyScale;
 	}

@@ -42,8 +42,8 @@ class SimulatedVendorBodiesTests {
 		assertThat(classify(vendor, simulation.contextTooLong(this.prompt)).outcome()).isEqualTo(Outcome.REQUEST);
 		Verdict throttled = classify(vendor, simulation.rateLimited(this.prompt, 2, now));
 		assertThat(throttled.outcome()).isEqualTo(Outcome.THROTTLED);
-		assertThat(throttled.waitHint()).hasValueSatisfying(
-				(hint) -> assertThat(hint).isBetween(Duration.ofSeconds(2), Duration.ofSeconds(3)));
+		assertThat(throttled.waitHint())
+			.hasValueSatisfying((hint) -> assertThat(hint).isBetween(Duration.ofSeconds(2), Duration.ofSeconds(3)));
 	}
 
 	@ParameterizedTest
@@ -90,10 +90,12 @@ class SimulatedVendorBodiesTests {
 	}
 
 	private static Verdict classify(SimulatedVendor vendor, Reply reply) {
-		Map<String, List<String>> headers = reply.headers().entrySet().stream()
+		Map<String, List<String>> headers = reply.headers()
+			.entrySet()
+			.stream()
 			.collect(Collectors.toMap(Map.Entry::getKey, (entry) -> List.of(entry.getValue())));
-		return BuiltInClassifiers.forProvider(vendor.id()).classify(ProviderResponse.of(reply.status(), headers,
-				reply.body()));
+		return BuiltInClassifiers.forProvider(vendor.id())
+			.classify(ProviderResponse.of(reply.status(), headers, reply.body()));
 	}
 
 	private static VendorSimulation simulation(SimulatedVendor vendor) {
