@@ -117,13 +117,13 @@ class ReadmeExamplesTests {
 					// primary any more.
 					int primaryBefore = provider.requests("primary");
 					for (int i = 0; i < 20; i++) {
-						assertThat(resilience.call("chat",
+						String answer = resilience.call("chat",
 								(attempt) -> http.post()
 									.uri(attempt.target().baseUrl() + "/v1/chat/completions")
 									.body("{}")
 									.retrieve()
-									.body(String.class)))
-							.isEqualTo(FakeProvider.OPENAI_OK);
+									.body(String.class));
+						assertThat(answer).isEqualTo(FakeProvider.OPENAI_OK);
 					}
 					assertThat(provider.requests("primary")).isEqualTo(primaryBefore);
 					assertThat(context.getBean(ThrowingListener.class).events.get()).isGreaterThanOrEqualTo(2);
