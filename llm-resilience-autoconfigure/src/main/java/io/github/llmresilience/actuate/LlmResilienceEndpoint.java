@@ -15,7 +15,6 @@ import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.state.Operator;
 import io.github.llmresilience.state.ResilienceState;
 import io.github.llmresilience.state.TargetState;
-import io.github.llmresilience.state.TargetState.AccountState;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
@@ -138,29 +137,34 @@ public class LlmResilienceEndpoint {
 	}
 
 	private TargetDescriptor changeTarget(String name, @Nullable String action) {
-		Map<String, TargetState> known = this.resilience.state().targets();
-		if (!known.containsKey(name)) {
-			throw invalid("No target named '" + name + "'; known targets: " + known.keySet());
-		}
+		String normalized = action(action, TARGET_ACTIONS);
 		Operator operator = this.resilience.operator();
-		switch (action(action, TARGET_ACTIONS)) {
-			case "force-open" -> operator.forceOpen(name);
-			case "close" -> operator.close(name);
-			default -> operator.reset(name);
+		try {
+			switch (normalized) {
+				case "force-open" -> operator.forceOpen(name);
+				case "close" -> operator.close(name);
+				default -> operator.reset(name);
+			}
+		}
+		catch (IllegalArgumentException ex) {
+			// The operator names the known targets and has changed nothing.
+			throw invalid(ex.getMessage());
 		}
 		return TargetDescriptor.of(this.resilience.state().target(name));
 	}
 
 	private TargetDescriptor.AccountDescriptor changeAccount(String name, @Nullable String action) {
-		Map<String, AccountState> known = this.resilience.state().accounts();
-		if (!known.containsKey(name)) {
-			throw invalid("No account named '" + name + "'; known accounts: " + known.keySet());
+		boolean unpark = action(action, ACCOUNT_ACTIONS).equals("unpark");
+		try {
+			if (unpark) {
+				this.resilience.operator().unpark(name);
+			}
+			else {
+				this.resilience.operator().unlock(name);
+			}
 		}
-		if (action(action, ACCOUNT_ACTIONS).equals("unpark")) {
-			this.resilience.operator().unpark(name);
-		}
-		else {
-			this.resilience.operator().unlock(name);
+		catch (IllegalArgumentException ex) {
+			throw invalid(ex.getMessage());
 		}
 		return TargetDescriptor.AccountDescriptor.of(this.resilience.state().accounts().get(name));
 	}

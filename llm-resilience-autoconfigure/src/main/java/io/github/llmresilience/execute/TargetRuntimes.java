@@ -7,7 +7,9 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.breaker.internal.Breaker;
@@ -247,10 +249,10 @@ final class TargetRuntimes implements Operator {
 
 	@Override
 	public void release(String scope) {
-		Map<String, Boolean> known = new TreeMap<>();
-		this.byName.values().forEach((runtime) -> known.put(runtime.target().quotaScope(), true));
-		if (!known.containsKey(scope)) {
-			throw new IllegalArgumentException("No quota scope named '" + scope + "'; known scopes: " + known.keySet());
+		Set<String> known = new TreeSet<>();
+		this.byName.values().forEach((runtime) -> known.add(runtime.target().quotaScope()));
+		if (!known.contains(scope)) {
+			throw new IllegalArgumentException("No quota scope named '" + scope + "'; known scopes: " + known);
 		}
 		this.gate.release(scope);
 	}
@@ -261,10 +263,10 @@ final class TargetRuntimes implements Operator {
 	}
 
 	private String knownAccount(String account) {
-		Map<String, Boolean> known = new TreeMap<>();
-		this.byName.values().forEach((runtime) -> known.put(runtime.target().account(), true));
-		if (!known.containsKey(account)) {
-			throw new IllegalArgumentException("No account named '" + account + "'; known accounts: " + known.keySet());
+		Set<String> known = new TreeSet<>();
+		this.byName.values().forEach((runtime) -> known.add(runtime.target().account()));
+		if (!known.contains(account)) {
+			throw new IllegalArgumentException("No account named '" + account + "'; known accounts: " + known);
 		}
 		return account;
 	}
