@@ -15,6 +15,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
 import reactor.util.retry.Retry;
 
 import org.springframework.core.io.ClassPathResource;
@@ -143,7 +144,9 @@ public final class RedisFleetStore implements FleetStore {
 
 	@Override
 	public void listen(Runnable hint) {
-		this.hints = this.redis.listenToChannel(this.prefix + "hints")
+		// Deferred: a Redis that is down now makes the subscription fail and retry, not
+		// this method throw.
+		this.hints = Flux.defer(() -> this.redis.listenToChannel(this.prefix + "hints"))
 			.doOnNext((message) -> hint.run())
 			.retryWhen(Retry.backoff(Long.MAX_VALUE, Duration.ofMillis(100)).maxBackoff(Duration.ofSeconds(5)))
 			.subscribe(null, (ex) -> logger.debug("Fleet hints ended", ex));
