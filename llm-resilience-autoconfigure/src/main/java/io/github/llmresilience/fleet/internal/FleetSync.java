@@ -129,7 +129,7 @@ public final class FleetSync implements Fleet {
 		}
 		sync();
 		long interval = this.settings.syncInterval().toNanos();
-		this.executor.scheduleWithFixedDelay(this::sync, interval, interval, TimeUnit.NANOSECONDS);
+		this.executor.scheduleWithFixedDelay(this::syncLoop, interval, interval, TimeUnit.NANOSECONDS);
 		try {
 			this.store.listen(this::trigger);
 		}
@@ -145,7 +145,7 @@ public final class FleetSync implements Fleet {
 			try {
 				this.executor.execute(() -> {
 					this.triggered.set(false);
-					sync();
+					syncLoop();
 				});
 			}
 			catch (RuntimeException ex) {
@@ -216,7 +216,20 @@ public final class FleetSync implements Fleet {
 
 	// Sync
 
-	/** One round trip; never throws. */
+	/**
+	 * A sync on the fleet's thread: whatever goes wrong, the loop goes on (an executor
+	 * stops a periodic task for good at its first throw).
+	 */
+	private void syncLoop() {
+		try {
+			sync();
+		}
+		catch (Throwable ex) {
+			logger.warn("Fleet sync failed", ex);
+		}
+	}
+
+	/** One round trip; a store's failure or garbage never throws out of it. */
 	synchronized void sync() {
 		if (this.closed && this.connected != null) {
 			return;
