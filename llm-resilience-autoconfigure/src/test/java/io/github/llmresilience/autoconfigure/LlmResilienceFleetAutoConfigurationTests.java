@@ -4,6 +4,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.UUID;
 
+import io.github.llmresilience.actuate.LlmResilienceEndpoint;
 import io.github.llmresilience.actuate.LlmResilienceHealthIndicator;
 import io.github.llmresilience.data.redis.FleetPodsAccess;
 import io.github.llmresilience.data.redis.RedisFleetStore;
@@ -43,6 +44,8 @@ class LlmResilienceFleetAutoConfigurationTests {
 			assertThat(context.getBean(LlmResilience.class).fleet().enabled()).isFalse();
 			Health health = context.getBean(LlmResilienceHealthIndicator.class).health();
 			assertThat(health.getDetails()).doesNotContainKey("fleet");
+			assertThat(new LlmResilienceEndpoint(context.getBean(LlmResilience.class), null, null).resilience().fleet())
+				.isNull();
 		});
 	}
 
@@ -63,6 +66,8 @@ class LlmResilienceFleetAutoConfigurationTests {
 				assertThat(health.getDetails().get("fleet")).asInstanceOf(InstanceOfAssertFactories.MAP)
 					.containsEntry("status", "connected")
 					.containsEntry("namespace", name);
+				assertThat(new LlmResilienceEndpoint(resilience, null, null).resilience().fleet())
+					.satisfies((fleet) -> assertThat(fleet.connected()).isTrue());
 			});
 	}
 
