@@ -345,6 +345,14 @@ public final class Breaker {
 		}
 	}
 
+	/**
+	 * The fleet's store is away: this pod decides alone again. A domain the fleet held
+	 * open stays open here until the fleet's end, then takes its own trials.
+	 */
+	public synchronized void leaveFleet() {
+		this.fleetHeld = false;
+	}
+
 	/** This pod won the fleet's probe lease: its next call is the domain's trial. */
 	public void grantTrial() {
 		if (this.fleetHeld) {

@@ -263,6 +263,12 @@ public final class FleetSync implements Fleet {
 				}
 			}
 			requeue(writes);
+			if (!Boolean.FALSE.equals(this.connected)) {
+				// Alone now: no pod could win a lease for this one, so a domain the fleet
+				// held open must not stay shut to it; the fleet's state is applied again,
+				// whole, when the store is back.
+				this.links.values().forEach(Link::leave);
+			}
 			connected(false, ex);
 			return;
 		}
@@ -460,6 +466,11 @@ public final class FleetSync implements Fleet {
 			return new FleetStore.DomainCounts(this.breaker.domain(), this.calls.sumThenReset(),
 					this.failures.sumThenReset(), this.slow.sumThenReset(), this.breaker.settings(),
 					FleetSync.this.settings.probeInterval(), wantsProbe, FleetSync.this.settings.probeLease());
+		}
+
+		void leave() {
+			this.generation = -1;
+			this.breaker.leaveFleet();
 		}
 
 		void giveBack(FleetStore.DomainCounts counts) {

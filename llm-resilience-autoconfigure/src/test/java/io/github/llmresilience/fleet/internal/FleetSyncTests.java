@@ -166,6 +166,30 @@ class FleetSyncTests {
 	}
 
 	@Test
+	void aPodThatLosesTheStoreTakesItsOwnTrialsAndFollowsTheFleetAgainWhenItIsBack() {
+		DomainView open = new DomainView(DOMAIN, "open", serverNow() + 30_000, 1, 1, 12, 12, 0, "", false,
+				"failure rate 100.0% of 12 calls across the fleet");
+		this.store.answer = (sync) -> view(List.of(open), List.of());
+		start();
+		this.store.answer = (sync) -> {
+			throw new IllegalStateException("connection refused");
+		};
+		this.fleet.sync();
+		// Past the fleet's end, alone: its own half-open trial.
+		this.time.advance(Duration.ofSeconds(31));
+		assertThat(this.breaker.tryAcquire()).isTrue();
+		assertThat(this.breaker.state()).isEqualTo(CircuitBreaker.State.HALF_OPEN);
+		this.breaker.onFailure(1_000_000, Verdict.of(Outcome.AVAILABILITY), new RuntimeException());
+		assertThat(this.breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
+		// The store is back with the same opening: followed again, whole.
+		this.store.answer = (sync) -> view(
+				List.of(new DomainView(DOMAIN, "open", serverNow() + 10_000, 1, 1, 0, 0, 0, "", false, "")), List.of());
+		this.fleet.sync();
+		assertThat(this.breaker.isFleetHeld()).isTrue();
+		assertThat(this.breaker.availableAt()).isEqualTo(this.time.instant().plusSeconds(10));
+	}
+
+	@Test
 	void garbageFromTheStoreNeverThrowsNorHoldsBeyondTheLimits() {
 		this.store.answer = (sync) -> view(
 				List.of(new DomainView(DOMAIN, "half-broken", -5, 7, -1, -1, -1, -1, "", false, "")),
