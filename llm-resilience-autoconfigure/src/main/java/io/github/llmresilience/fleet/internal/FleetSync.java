@@ -89,7 +89,7 @@ public final class FleetSync implements Fleet {
 
 	private volatile @Nullable Instant lastSync;
 
-	private volatile Map<String, String> probers = Map.of();
+	private volatile Map<String, FleetState.Domain> domains = Map.of();
 
 	private volatile boolean closed;
 
@@ -199,7 +199,7 @@ public final class FleetSync implements Fleet {
 	public FleetState state() {
 		Boolean connected = this.connected;
 		return new FleetState(true, connected != null && connected, this.settings.namespace(), this.pod, this.lastSync,
-				this.probers);
+				this.domains);
 	}
 
 	@Override
@@ -312,17 +312,16 @@ public final class FleetSync implements Fleet {
 	private void apply(FleetStore.View view) {
 		// The store's clock and this pod's differ: every end is moved by their offset.
 		long offset = this.clock.millis() - view.serverMillis();
-		Map<String, String> probers = new TreeMap<>();
+		Map<String, FleetState.Domain> domains = new TreeMap<>();
 		for (DomainView domain : view.domains()) {
 			Link link = this.links.get(domain.domain());
 			if (link != null) {
 				link.apply(domain, offset);
 			}
-			if (!domain.prober().isEmpty()) {
-				probers.put(domain.domain(), domain.prober());
-			}
+			domains.put(domain.domain(), new FleetState.Domain(domain.status(), domain.calls(), domain.failures(),
+					domain.slow(), domain.openings(), domain.prober(), domain.reason()));
 		}
-		this.probers = Collections.unmodifiableMap(probers);
+		this.domains = Collections.unmodifiableMap(domains);
 		if (this.knownOperation >= 0) {
 			for (Operation operation : view.operations()) {
 				if (operation.sequence() > this.knownOperation) {
