@@ -122,14 +122,24 @@ public final class FleetSync implements Fleet {
 	 * store's command timeout), then sync every interval and on every hint.
 	 */
 	public void start() {
+		start(true);
+	}
+
+	/**
+	 * Start, with or without the periodic sync: this package's tests sync by hand on
+	 * virtual time, with only writes and hints triggering one by themselves.
+	 */
+	void start(boolean periodic) {
 		for (Breaker breaker : this.breakers.all()) {
 			Link link = new Link(breaker);
 			this.links.put(breaker.domain(), link);
 			breaker.share(link);
 		}
 		sync();
-		long interval = this.settings.syncInterval().toNanos();
-		this.executor.scheduleWithFixedDelay(this::syncLoop, interval, interval, TimeUnit.NANOSECONDS);
+		if (periodic) {
+			long interval = this.settings.syncInterval().toNanos();
+			this.executor.scheduleWithFixedDelay(this::syncLoop, interval, interval, TimeUnit.NANOSECONDS);
+		}
 		try {
 			this.store.listen(this::trigger);
 		}
@@ -455,9 +465,14 @@ public final class FleetSync implements Fleet {
 		}
 
 		FleetStore.DomainCounts counts(long now) {
-			// A lease won but unused (no call came) goes back, so another pod may probe.
-			if (this.breaker.isTrialGranted() && now - this.grantedAtMillis > 2 * settingsInterval()
-					&& this.breaker.revokeTrial()) {
+			// A lease won but unused goes back, so that another pod may probe: after two
+			// sync intervals, or twice the time this pod takes to call again when it
+			// calls
+			// more rarely (a pod calling every 8 s would otherwise never keep one), never
+			// beyond the lease itself.
+			long patience = Math.min(Math.max(2 * settingsInterval(), 2 * this.breaker.demandGapMillis()),
+					FleetSync.this.settings.probeLease().toMillis());
+			if (this.breaker.isTrialGranted() && now - this.grantedAtMillis > patience && this.breaker.revokeTrial()) {
 				command(Write.Kind.UNPROBE, this.breaker.domain(), "", 0);
 			}
 			boolean wantsProbe = this.breaker.takeDemand() && this.breaker.isFleetHeld()

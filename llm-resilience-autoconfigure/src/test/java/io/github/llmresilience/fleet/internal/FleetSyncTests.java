@@ -76,13 +76,18 @@ class FleetSyncTests {
 	}
 
 	FleetSync start() {
+		return start(Duration.ofMinutes(1));
+	}
+
+	FleetSync start(Duration syncInterval) {
 		this.changes.addListener(this.events::add);
 		this.fleet = new FleetSync(
-				new FleetSettings("test", Duration.ofMinutes(1), Duration.ofMinutes(2), null, Duration.ofSeconds(10),
+				new FleetSettings("test", syncInterval, Duration.ofMinutes(2), null, Duration.ofMinutes(1),
 						Duration.ZERO, Duration.ofSeconds(1)),
 				this.store, this.time, this.changes, this.breakers, this.gate, this.accounts, this.registry, "pod-1",
 				() -> 0.5);
-		this.fleet.start();
+		// No periodic sync: the test syncs by hand, on virtual time.
+		this.fleet.start(false);
 		return this.fleet;
 	}
 
@@ -117,11 +122,9 @@ class FleetSyncTests {
 		this.time.advance(Duration.ofSeconds(31));
 		assertThat(this.breaker.tryAcquire()).isFalse();
 		assertThat(this.breaker.isUsable()).isFalse();
-		this.store.answer = (sync) -> {
-			assertThat(sync.domains().get(0).wantsProbe()).isTrue();
-			return view(List.of(new DomainView(DOMAIN, "open", serverNow() - 1000, 1, 1, 0, 0, 0, "pod-1", true, "")),
-					List.of());
-		};
+		// The store grants the lease to a pod that asks for it.
+		this.store.answer = (sync) -> view(List.of(new DomainView(DOMAIN, "open", serverNow() - 1000, 1, 1, 0, 0, 0,
+				"pod-1", sync.domains().get(0).wantsProbe(), "")), List.of());
 		this.fleet.sync();
 		assertThat(this.breaker.tryAcquire()).isTrue();
 		assertThat(this.breaker.state()).isEqualTo(CircuitBreaker.State.HALF_OPEN);
@@ -132,6 +135,53 @@ class FleetSyncTests {
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> this.store.sent.stream()
 				.anyMatch((sync) -> sync.writes().contains(new Write(Write.Kind.TRIAL, DOMAIN, "ok", 1))));
+	}
+
+	/**
+	 * On a big fleet each pod calls rarely: a pod that calls every 8 s keeps the lease it
+	 * won until its next call, which is the trial, rather than giving it back after two
+	 * sync intervals and never probing.
+	 */
+	@Test
+	void aPodThatCallsRarelyKeepsItsLeaseUntilItsNextCall() {
+		this.store.answer = (sync) -> view(List.of(new DomainView(DOMAIN, "open", serverNow() - 1000, 1, 1, 0, 0, 0, "",
+				sync.domains().get(0).wantsProbe(), "")), List.of());
+		start(Duration.ofSeconds(1));
+		assertThat(this.breaker.tryAcquire()).isFalse();
+		this.time.advance(Duration.ofSeconds(8));
+		assertThat(this.breaker.tryAcquire()).isFalse();
+		this.fleet.sync();
+		assertThat(this.breaker.isTrialGranted()).isTrue();
+		this.store.answer = (sync) -> view(
+				List.of(new DomainView(DOMAIN, "open", serverNow() - 1000, 1, 1, 0, 0, 0, "pod-1", false, "")),
+				List.of());
+		this.time.advance(Duration.ofSeconds(6));
+		this.fleet.sync();
+		assertThat(this.breaker.isTrialGranted()).isTrue();
+		this.time.advance(Duration.ofSeconds(2));
+		assertThat(this.breaker.tryAcquire()).isTrue();
+		assertThat(this.breaker.state()).isEqualTo(CircuitBreaker.State.HALF_OPEN);
+	}
+
+	@Test
+	void anUnusedLeaseGoesBackAfterTwiceThePodsGapBetweenCalls() {
+		this.store.answer = (sync) -> view(List.of(new DomainView(DOMAIN, "open", serverNow() - 1000, 1, 1, 0, 0, 0, "",
+				sync.domains().get(0).wantsProbe(), "")), List.of());
+		start(Duration.ofSeconds(1));
+		this.breaker.tryAcquire();
+		this.time.advance(Duration.ofSeconds(8));
+		this.breaker.tryAcquire();
+		this.fleet.sync();
+		assertThat(this.breaker.isTrialGranted()).isTrue();
+		this.store.answer = (sync) -> view(
+				List.of(new DomainView(DOMAIN, "open", serverNow() - 1000, 1, 1, 0, 0, 0, "pod-1", false, "")),
+				List.of());
+		this.time.advance(Duration.ofSeconds(17));
+		this.fleet.sync();
+		assertThat(this.breaker.isTrialGranted()).isFalse();
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.store.sent.stream()
+				.anyMatch((sync) -> sync.writes().contains(new Write(Write.Kind.UNPROBE, DOMAIN, "", 0))));
 	}
 
 	@Test
