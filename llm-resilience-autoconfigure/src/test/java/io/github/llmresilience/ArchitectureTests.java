@@ -26,14 +26,15 @@ class ArchitectureTests {
 
 	/**
 	 * Only the Spring layer knows Spring: the auto-configuration, the actuator endpoint
-	 * and health, the Spring events, and the adapters for Spring's own HTTP clients.
-	 * Metrics need only Micrometer.
+	 * and health, the Spring events, the adapters for Spring's own HTTP clients, and the
+	 * fleet's store on Spring Data Redis. Metrics need only Micrometer.
 	 */
 	@Test
 	void onlyTheSpringLayerDependsOnSpring() {
 		noClasses().that()
 			.resideOutsideOfPackages("io.github.llmresilience.autoconfigure..", "io.github.llmresilience.actuate..",
-					"io.github.llmresilience.context.event..", "io.github.llmresilience.web..")
+					"io.github.llmresilience.context.event..", "io.github.llmresilience.web..",
+					"io.github.llmresilience.data.redis..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("org.springframework..")

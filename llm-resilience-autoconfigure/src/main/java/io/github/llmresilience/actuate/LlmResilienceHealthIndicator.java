@@ -6,6 +6,7 @@ import java.util.Objects;
 
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.state.ChainState;
+import io.github.llmresilience.state.FleetState;
 import io.github.llmresilience.state.ResilienceState;
 
 import org.springframework.boot.health.contributor.Health;
@@ -52,10 +53,23 @@ public class LlmResilienceHealthIndicator implements HealthIndicator {
 		}
 		Map<String, TargetDescriptor> targets = new LinkedHashMap<>();
 		state.targets().forEach((name, target) -> targets.put(name, TargetDescriptor.of(target)));
-		return Health.status(allUsable ? Status.UP : this.unavailable)
+		Health.Builder health = Health.status(allUsable ? Status.UP : this.unavailable)
 			.withDetail("chains", chains)
-			.withDetail("targets", targets)
-			.build();
+			.withDetail("targets", targets);
+		FleetState fleet = state.fleet();
+		if (fleet.enabled()) {
+			// A lost store never takes the application down: the pod decides alone.
+			Map<String, Object> detail = new LinkedHashMap<>();
+			detail.put("status", fleet.connected() ? "connected" : "disconnected");
+			detail.put("namespace", fleet.namespace());
+			detail.put("pod", fleet.pod());
+			if (fleet.lastSync() != null) {
+				detail.put("lastSync", fleet.lastSync().toString());
+			}
+			detail.put("domains", fleet.domains());
+			health.withDetail("fleet", detail);
+		}
+		return health.build();
 	}
 
 }

@@ -26,6 +26,7 @@ import io.github.llmresilience.extract.ErrorExtractor;
 import io.github.llmresilience.extract.ErrorExtractors;
 import io.github.llmresilience.extract.OpenAiSdkErrorExtractor;
 import io.github.llmresilience.extract.SpringAiErrorExtractor;
+import io.github.llmresilience.fleet.FleetStore;
 import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.target.Secret;
 import io.github.llmresilience.target.Target;
@@ -49,6 +50,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * Auto-configuration of llm-resilience: the classifiers of every provider, the targets
@@ -138,7 +140,8 @@ public final class LlmResilienceAutoConfiguration {
 			StateChanges events, ProviderClassifiers classifiers, ErrorExtractors extractors,
 			ObjectProvider<CallObserver> observers, ObjectProvider<UnclassifiedListener> listeners,
 			@Qualifier("llmResilienceScheduler") ObjectProvider<Scheduler> scheduler,
-			@Qualifier("llmResilienceCircuitBreakerRegistry") CircuitBreakerRegistry circuitBreakers) {
+			@Qualifier("llmResilienceCircuitBreakerRegistry") CircuitBreakerRegistry circuitBreakers,
+			ObjectProvider<FleetStore> fleetStore, Environment environment) {
 		List<CallObserver> allObservers = observers.orderedStream().toList();
 		LlmResilienceBuilder builder = LlmResilience.builder()
 			.clock(clock)
@@ -173,6 +176,17 @@ public final class LlmResilienceAutoConfiguration {
 		registry.targets()
 			.values()
 			.forEach((target) -> builder.target(target, options.getOrDefault(target.name(), TargetOptions.DEFAULTS)));
+		LlmResilienceProperties.Fleet fleet = properties.getFleet();
+		if (fleet.isEnabled()) {
+			FleetStore store = fleetStore.getIfAvailable();
+			if (store == null) {
+				throw fleetNeedsStore();
+			}
+			builder.fleet(store, fleet.settings(environment.getProperty("spring.application.name")));
+			if (fleet.getPod() != null) {
+				builder.fleetPod(fleet.getPod());
+			}
+		}
 		try {
 			return builder.build(registry, events);
 		}
@@ -180,6 +194,14 @@ public final class LlmResilienceAutoConfiguration {
 			throw new InvalidLlmResiliencePropertiesException(
 					List.of(new Problem(LlmResilienceProperties.PREFIX + ".targets", "", ex.getMessage())));
 		}
+	}
+
+	/** Fleet mode is on, and nothing to keep the fleet's state in. */
+	static InvalidLlmResiliencePropertiesException fleetNeedsStore() {
+		return new InvalidLlmResiliencePropertiesException(List
+			.of(new Problem(LlmResilienceProperties.PREFIX + ".fleet.enabled", "true",
+					"needs a Redis connection: add spring-boot-starter-data-redis-reactive and set spring.data.redis.*,"
+							+ " or define a FleetStore bean")));
 	}
 
 	/**

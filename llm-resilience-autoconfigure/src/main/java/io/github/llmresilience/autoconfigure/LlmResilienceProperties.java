@@ -22,6 +22,7 @@ import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.UnclassifiedListener;
 import io.github.llmresilience.execute.TimeoutSettings;
 import io.github.llmresilience.execute.UnknownExceptions;
+import io.github.llmresilience.fleet.FleetSettings;
 import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.throttle.AccountSettings;
 import io.github.llmresilience.throttle.ThrottleSettings;
@@ -75,6 +76,8 @@ public class LlmResilienceProperties implements InitializingBean {
 
 	private final Classification classification = new Classification();
 
+	private final Fleet fleet = new Fleet();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -127,6 +130,10 @@ public class LlmResilienceProperties implements InitializingBean {
 		return this.classification;
 	}
 
+	public Fleet getFleet() {
+		return this.fleet;
+	}
+
 	@Override
 	public void afterPropertiesSet() {
 		List<Problem> problems = validate();
@@ -167,6 +174,7 @@ public class LlmResilienceProperties implements InitializingBean {
 		this.quota.validate(PREFIX + ".quota", problems);
 		this.credential.validate(PREFIX + ".credential", problems);
 		this.timeouts.validate(PREFIX + ".timeouts", problems);
+		this.fleet.validate(PREFIX + ".fleet", problems);
 		requireSlowCallsBelowTimeout(PREFIX + ".breaker.slow-call-duration", this.breaker.getSlowCallDuration(),
 				PREFIX + ".timeouts.attempt", this.timeouts.getAttempt(), problems);
 		requireSlowCallsBelowTimeout(PREFIX + ".breaker.slow-first-token-duration",
@@ -911,6 +919,147 @@ public class LlmResilienceProperties implements InitializingBean {
 			AccountSettings defaults = AccountSettings.defaults();
 			build(AccountSettings.class, under(property), () -> new AccountSettings(this.defaultPark, this.maxPark,
 					defaults.lockAfter(), defaults.lockDuration(), defaults.lockDurationMax()), problems);
+		}
+
+	}
+
+	/**
+	 * Fleet mode: breakers, gates, parks, locks and operator commands shared by every pod
+	 * of a namespace through Redis ({@code spring.data.redis.*}).
+	 */
+	public static class Fleet {
+
+		/** The namespace when neither it nor {@code spring.application.name} is set. */
+		static final String DEFAULT_NAMESPACE = "llm-resilience";
+
+		/**
+		 * Whether pods share state through Redis; needs Spring Data Redis with Lettuce
+		 * and Boot's Redis settings.
+		 */
+		private boolean enabled;
+
+		/**
+		 * Pods with the same namespace share one state; defaults to
+		 * spring.application.name.
+		 */
+		private @Nullable String namespace;
+
+		/** This pod's id in the fleet; defaults to the host name and a random suffix. */
+		private @Nullable String pod;
+
+		/** How often a pod sends its counts and reads the fleet's state. */
+		private Duration syncInterval = Duration.ofSeconds(1);
+
+		/** The time window the fleet's failure and slow-call rates are counted over. */
+		private Duration window = Duration.ofSeconds(30);
+
+		/**
+		 * How often an open failure domain lets one trial through for the whole fleet,
+		 * when shorter than the breaker's open duration; unset follows the open duration.
+		 */
+		private @Nullable Duration probeInterval;
+
+		/** The longest one pod holds the right to probe a domain before another may. */
+		private Duration probeLease = Duration.ofMinutes(1);
+
+		/**
+		 * The most a gate learnt from the fleet ends later at random, so that pods do not
+		 * all return at once.
+		 */
+		private Duration gateJitter = Duration.ofMillis(250);
+
+		/**
+		 * The longest one round trip to Redis may take before the pod counts itself
+		 * disconnected and decides alone.
+		 */
+		private Duration commandTimeout = Duration.ofSeconds(1);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public @Nullable String getNamespace() {
+			return this.namespace;
+		}
+
+		public void setNamespace(@Nullable String namespace) {
+			this.namespace = namespace;
+		}
+
+		public @Nullable String getPod() {
+			return this.pod;
+		}
+
+		public void setPod(@Nullable String pod) {
+			this.pod = pod;
+		}
+
+		public Duration getSyncInterval() {
+			return this.syncInterval;
+		}
+
+		public void setSyncInterval(Duration syncInterval) {
+			this.syncInterval = syncInterval;
+		}
+
+		public Duration getWindow() {
+			return this.window;
+		}
+
+		public void setWindow(Duration window) {
+			this.window = window;
+		}
+
+		public @Nullable Duration getProbeInterval() {
+			return this.probeInterval;
+		}
+
+		public void setProbeInterval(@Nullable Duration probeInterval) {
+			this.probeInterval = probeInterval;
+		}
+
+		public Duration getProbeLease() {
+			return this.probeLease;
+		}
+
+		public void setProbeLease(Duration probeLease) {
+			this.probeLease = probeLease;
+		}
+
+		public Duration getGateJitter() {
+			return this.gateJitter;
+		}
+
+		public void setGateJitter(Duration gateJitter) {
+			this.gateJitter = gateJitter;
+		}
+
+		public Duration getCommandTimeout() {
+			return this.commandTimeout;
+		}
+
+		public void setCommandTimeout(Duration commandTimeout) {
+			this.commandTimeout = commandTimeout;
+		}
+
+		/** The settings, with the namespace the application's name gives. */
+		FleetSettings settings(@Nullable String applicationName) {
+			String namespace = (this.namespace != null) ? this.namespace
+					: (applicationName != null && !applicationName.isBlank()) ? applicationName : DEFAULT_NAMESPACE;
+			return new FleetSettings(namespace, this.syncInterval, this.window, this.probeInterval, this.probeLease,
+					this.gateJitter, this.commandTimeout);
+		}
+
+		void validate(String property, List<Problem> problems) {
+			build(FleetSettings.class, under(property), () -> settings(DEFAULT_NAMESPACE), problems);
+			if (this.pod != null && !this.pod.matches("[A-Za-z0-9._-]{1,100}")) {
+				problems.add(new Problem(property + ".pod", quote(this.pod),
+						"must be 1 to 100 letters, digits, '.', '-' or '_'"));
+			}
 		}
 
 	}

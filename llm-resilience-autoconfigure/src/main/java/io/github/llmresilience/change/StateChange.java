@@ -8,13 +8,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One change of state: a breaker transition, a gated quota scope, a parked or locked
- * account, a chain edit. Every change is logged once, counted, kept in the recent-events
- * list and handed to every {@link StateChangeListener}.
+ * account, a chain edit, the fleet's store lost or found again. Every change is logged
+ * once, counted, kept in the recent-events list and handed to every
+ * {@link StateChangeListener}.
  *
  * @param at when it happened
  * @param kind what happened
  * @param subject what it happened to: a failure domain, a quota scope, an account or a
- * chain
+ * chain, or the fleet's namespace
  * @param detail why, in a few words (never a secret)
  * @param until when the subject may serve again, or {@code null} when it is usable now or
  * not known
@@ -33,17 +34,33 @@ public record StateChange(Instant at, Kind kind, String subject, String detail, 
 
 		BREAKER_OPENED(true), BREAKER_HALF_OPEN(false), BREAKER_CLOSED(false), BREAKER_FORCED_OPEN(true),
 		BREAKER_DISABLED(false), BREAKER_RESET(false), SCOPE_GATED(true), SCOPE_UNGATED(false), ACCOUNT_PARKED(true),
-		ACCOUNT_UNPARKED(false), ACCOUNT_LOCKED(true), ACCOUNT_UNLOCKED(false), CHAIN_EDITED(false);
+		ACCOUNT_UNPARKED(false), ACCOUNT_LOCKED(true), ACCOUNT_UNLOCKED(false), CHAIN_EDITED(false),
+		/** This pod reached the fleet's store (at start-up, or again after losing it). */
+		FLEET_CONNECTED(false),
+		/** This pod lost the fleet's store: it decides alone until it is back. */
+		FLEET_DISCONNECTED(false, true);
 
 		private final boolean makesUnusable;
 
+		private final boolean warns;
+
 		Kind(boolean makesUnusable) {
-			this.makesUnusable = makesUnusable;
+			this(makesUnusable, makesUnusable);
 		}
 
-		/** Whether this change takes a target out of service (logged as a warning). */
+		Kind(boolean makesUnusable, boolean warns) {
+			this.makesUnusable = makesUnusable;
+			this.warns = warns;
+		}
+
+		/** Whether this change takes a target out of service. */
 		public boolean makesUnusable() {
 			return this.makesUnusable;
+		}
+
+		/** Whether this change is logged as a warning. */
+		public boolean warns() {
+			return this.warns;
 		}
 
 		/** The name as used in metric tags and JSON: {@code breaker-opened}. */

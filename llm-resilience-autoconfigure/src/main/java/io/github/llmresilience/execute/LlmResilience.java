@@ -17,7 +17,10 @@ import io.github.llmresilience.classify.UnclassifiedListener;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.classify.internal.UnclassifiedListeners;
 import io.github.llmresilience.execute.Attempt.State;
+import io.github.llmresilience.fleet.internal.Fleet;
+import io.github.llmresilience.fleet.internal.FleetSync;
 import io.github.llmresilience.retry.internal.Backoff;
+import io.github.llmresilience.state.FleetState;
 import io.github.llmresilience.state.Operator;
 import io.github.llmresilience.state.ResilienceState;
 import io.github.llmresilience.target.internal.TargetRegistry;
@@ -45,13 +48,15 @@ import reactor.core.scheduler.Scheduler;
  *     .bodyToMono(String.class));
  * </pre>
  */
-public final class LlmResilience {
+public final class LlmResilience implements AutoCloseable {
 
 	private final CallContext context;
 
 	private final Scheduler scheduler;
 
 	private final TargetRuntimes targets;
+
+	private final Fleet fleet;
 
 	LlmResilience(LlmResilienceBuilder builder, TargetRegistry registry, StateChanges events) {
 		UnclassifiedListener unclassified = UnclassifiedListeners.guarded(builder.unclassified);
@@ -62,10 +67,21 @@ public final class LlmResilience {
 		this.scheduler = builder.scheduler;
 		ProviderClassifiers classifiers = (builder.classifiers != null) ? builder.classifiers : ProviderClassifiers
 			.builtIn(new ClassifierSettings(builder.clock, ClassifierSettings.DEFAULT_QUOTA_THRESHOLD, unclassified));
-		this.targets = new TargetRuntimes(builder, registry, this.context, classifiers,
-				new Breakers(builder.clock, events, builder.circuitBreakers),
-				new ThrottleGate(builder.clock, builder.throttle, events),
-				new Accounts(builder.clock, builder.accounts, events));
+		Breakers breakers = new Breakers(builder.clock, events, builder.circuitBreakers);
+		ThrottleGate gate = new ThrottleGate(builder.clock, builder.throttle, events);
+		Accounts accounts = new Accounts(builder.clock, builder.accounts, events);
+		FleetSync fleet = (builder.fleetStore != null && builder.fleetSettings != null)
+				? new FleetSync(builder.fleetSettings, builder.fleetStore, builder.clock, events, breakers, gate,
+						accounts, registry, builder.fleetPod, builder.random)
+				: null;
+		this.fleet = (fleet != null) ? fleet : Fleet.NONE;
+		this.targets = new TargetRuntimes(builder, registry, this.context, classifiers, breakers, gate, accounts,
+				this.fleet);
+		if (fleet != null) {
+			// Every breaker exists now: link them, and learn the fleet's state before the
+			// first call.
+			fleet.start();
+		}
 	}
 
 	/** Build one without Spring: targets, chains and settings, each with its default. */
@@ -381,6 +397,14 @@ public final class LlmResilience {
 		return this.targets.state();
 	}
 
+	/**
+	 * How the fleet looks from this pod ({@link FleetState#LOCAL} without fleet mode);
+	 * cheaper than {@link #state()}.
+	 */
+	public FleetState fleet() {
+		return this.fleet.state();
+	}
+
 	/** The commands an operator may give: breakers, accounts, quota scopes, chains. */
 	public Operator operator() {
 		return this.targets;
@@ -389,6 +413,15 @@ public final class LlmResilience {
 	/** The breaker of a target's failure domain, for this package's tests. */
 	Breaker breaker(String target) {
 		return this.targets.get(target).breaker();
+	}
+
+	/**
+	 * Stop sharing state with the fleet (fleet mode only; the store's connection belongs
+	 * to whoever made it). Calls keep working on this pod's own state.
+	 */
+	@Override
+	public void close() {
+		this.fleet.close();
 	}
 
 }

@@ -1,5 +1,7 @@
 package io.github.llmresilience.execute;
 
+import java.io.IOException;
+import java.net.InetAddress;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,6 +17,8 @@ import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.UnclassifiedListener;
 import io.github.llmresilience.extract.ErrorExtractors;
+import io.github.llmresilience.fleet.FleetSettings;
+import io.github.llmresilience.fleet.FleetStore;
 import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.target.internal.TargetRegistry;
@@ -79,6 +83,12 @@ public final class LlmResilienceBuilder {
 	CircuitBreakerRegistry circuitBreakers = CircuitBreakerRegistry.ofDefaults();
 
 	@Nullable StateChanges events;
+
+	@Nullable FleetStore fleetStore;
+
+	@Nullable FleetSettings fleetSettings;
+
+	String fleetPod = defaultPod();
 
 	LlmResilienceBuilder() {
 	}
@@ -204,6 +214,39 @@ public final class LlmResilienceBuilder {
 	public LlmResilienceBuilder circuitBreakers(CircuitBreakerRegistry circuitBreakers) {
 		this.circuitBreakers = Objects.requireNonNull(circuitBreakers);
 		return this;
+	}
+
+	/**
+	 * Share breakers, gates, parks, locks and operator commands with every pod of the
+	 * same namespace through a store (fleet mode). Nothing on a call's path waits on the
+	 * store.
+	 * @param store the fleet's store, such as a {@code RedisFleetStore}
+	 * @param settings the namespace, sync interval, window and probe settings
+	 */
+	public LlmResilienceBuilder fleet(FleetStore store, FleetSettings settings) {
+		this.fleetStore = Objects.requireNonNull(store);
+		this.fleetSettings = Objects.requireNonNull(settings);
+		return this;
+	}
+
+	/**
+	 * This pod's id in the fleet, which names the prober in state and events; by default
+	 * the host name (a Kubernetes pod's name) and a random suffix.
+	 */
+	public LlmResilienceBuilder fleetPod(String pod) {
+		this.fleetPod = Objects.requireNonNull(pod);
+		return this;
+	}
+
+	static String defaultPod() {
+		String host;
+		try {
+			host = InetAddress.getLocalHost().getHostName();
+		}
+		catch (IOException | RuntimeException ex) {
+			host = "pod";
+		}
+		return host + "-" + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x10000));
 	}
 
 	/** The source of backoff jitter, uniform in [0, 1). */

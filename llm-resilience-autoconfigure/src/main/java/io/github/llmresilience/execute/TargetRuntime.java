@@ -8,6 +8,8 @@ import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.ChainStep.Skip;
+import io.github.llmresilience.fleet.FleetStore.Write;
+import io.github.llmresilience.fleet.internal.Fleet;
 import io.github.llmresilience.retry.internal.RetryBudget;
 import io.github.llmresilience.state.TargetState;
 import io.github.llmresilience.state.TargetState.AccountState;
@@ -47,6 +49,8 @@ final class TargetRuntime {
 
 	private final RetryBudget budget;
 
+	private final Fleet fleet;
+
 	private final MeasuredTimeout attemptTimeout;
 
 	private final MeasuredTimeout firstTokenTimeout;
@@ -65,8 +69,8 @@ final class TargetRuntime {
 	private final Duration minPause;
 
 	TargetRuntime(Target target, ProviderErrorClassifier classifier, Breaker breaker, ThrottleGate gate,
-			Accounts accounts, RetryBudget budget, MeasuredTimeout attemptTimeout, MeasuredTimeout firstTokenTimeout,
-			Duration stall, Clock clock, Duration backoffBase) {
+			Accounts accounts, Fleet fleet, RetryBudget budget, MeasuredTimeout attemptTimeout,
+			MeasuredTimeout firstTokenTimeout, Duration stall, Clock clock, Duration backoffBase) {
 		this.target = target;
 		this.classifier = classifier;
 		this.breaker = breaker;
@@ -75,6 +79,7 @@ final class TargetRuntime {
 		this.accounts = accounts;
 		this.account = accounts.account(target.account());
 		this.budget = budget;
+		this.fleet = fleet;
 		this.attemptTimeout = attemptTimeout;
 		this.firstTokenTimeout = firstTokenTimeout;
 		this.stall = stall;
@@ -181,13 +186,25 @@ final class TargetRuntime {
 		this.breaker.onStreamSuccess(firstTokenNanos);
 	}
 
-	/** Gate the scope, park or lock the account, as the verdict says. */
+	/**
+	 * Gate the scope, park or lock the account, as the verdict says; in fleet mode, tell
+	 * the fleet (queued, never waited on).
+	 */
 	void hold(Verdict verdict) {
 		String type = verdict.errorType().orElse(null);
+		String why = (type != null) ? " (" + type + ")" : "";
 		switch (verdict.outcome()) {
-			case THROTTLED -> this.gate.gate(this.scope, verdict.waitHint().orElse(null), type);
-			case QUOTA -> this.accounts.park(this.account, verdict.waitHint().orElse(null), type);
-			case CREDENTIAL -> this.accounts.credentialFailure(this.account, type);
+			case THROTTLED -> this.fleet.hold(Write.Kind.GATE, this.scope.key(), "rate limited" + why,
+					this.gate.gate(this.scope, verdict.waitHint().orElse(null), type));
+			case QUOTA -> this.fleet.hold(Write.Kind.PARK, this.account.name(), "quota" + why,
+					this.accounts.park(this.account, verdict.waitHint().orElse(null), type));
+			case CREDENTIAL -> {
+				Instant until = this.accounts.credentialFailure(this.account, type);
+				if (until.toEpochMilli() > this.clock.millis()) {
+					String reason = this.account.lockReason();
+					this.fleet.hold(Write.Kind.LOCK, this.account.name(), (reason != null) ? reason : "locked", until);
+				}
+			}
 			default -> {
 			}
 		}

@@ -19,6 +19,8 @@ import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
+import io.github.llmresilience.fleet.FleetStore.Write;
+import io.github.llmresilience.fleet.internal.Fleet;
 import io.github.llmresilience.retry.internal.RetryBudget;
 import io.github.llmresilience.state.ChainState;
 import io.github.llmresilience.state.Operator;
@@ -54,9 +56,12 @@ final class TargetRuntimes implements Operator {
 
 	private volatile Map<String, TargetRuntime[]> chains;
 
+	private final Fleet fleet;
+
 	TargetRuntimes(LlmResilienceBuilder builder, TargetRegistry registry, CallContext context,
-			ProviderClassifiers classifiers, Breakers breakers, ThrottleGate gate, Accounts accounts) {
+			ProviderClassifiers classifiers, Breakers breakers, ThrottleGate gate, Accounts accounts, Fleet fleet) {
 		this.clock = builder.clock;
+		this.fleet = fleet;
 		this.registry = registry;
 		this.breakers = breakers;
 		this.gate = gate;
@@ -88,7 +93,7 @@ final class TargetRuntimes implements Operator {
 		Breaker breaker = this.breakers.forDomain(failureDomain(target, builder.failureDomain), breakerSettings,
 				(error) -> classifyError(context, classifier, error));
 		TimeoutSettings timeouts = builder.timeouts;
-		return new TargetRuntime(target, classifier, breaker, this.gate, this.accounts,
+		return new TargetRuntime(target, classifier, breaker, this.gate, this.accounts, this.fleet,
 				RetryBudget.of(builder.clock, builder.retry),
 				new MeasuredTimeout(orDefault(options.attemptTimeout(), timeouts.attempt()), timeouts.adaptive()),
 				new MeasuredTimeout(orDefault(options.firstTokenTimeout(), timeouts.firstToken()), timeouts.adaptive()),
@@ -212,39 +217,52 @@ final class TargetRuntimes implements Operator {
 		});
 		return new ResilienceState(now, Collections.unmodifiableMap(targets), Collections.unmodifiableMap(chains),
 				Collections.unmodifiableMap(breakers), Collections.unmodifiableMap(scopes),
-				Collections.unmodifiableMap(accounts));
+				Collections.unmodifiableMap(accounts), this.fleet.state());
 	}
 
 	// Operate
 
+	// In fleet mode each command also goes to every other pod; the fleet's own thread
+	// sends it.
+
 	@Override
 	public void forceOpen(String target) {
-		get(target).breaker().forceOpen();
+		Breaker breaker = get(target).breaker();
+		breaker.forceOpen();
+		this.fleet.command(Write.Kind.BREAKER, breaker.domain(), "forced-open");
 	}
 
 	@Override
 	public void close(String target) {
-		get(target).breaker().close();
+		Breaker breaker = get(target).breaker();
+		breaker.close();
+		this.fleet.command(Write.Kind.BREAKER, breaker.domain(), "closed");
 	}
 
 	@Override
 	public void reset(String target) {
-		get(target).breaker().reset();
+		Breaker breaker = get(target).breaker();
+		breaker.reset();
+		this.fleet.command(Write.Kind.BREAKER, breaker.domain(), "closed");
 	}
 
 	@Override
 	public void disable(String target) {
-		get(target).breaker().disable();
+		Breaker breaker = get(target).breaker();
+		breaker.disable();
+		this.fleet.command(Write.Kind.BREAKER, breaker.domain(), "disabled");
 	}
 
 	@Override
 	public void unpark(String account) {
 		this.accounts.unpark(knownAccount(account));
+		this.fleet.command(Write.Kind.UNPARK, account, "");
 	}
 
 	@Override
 	public void unlock(String account) {
 		this.accounts.unlock(knownAccount(account));
+		this.fleet.command(Write.Kind.UNLOCK, account, "");
 	}
 
 	@Override
@@ -255,11 +273,13 @@ final class TargetRuntimes implements Operator {
 			throw new IllegalArgumentException("No quota scope named '" + scope + "'; known scopes: " + known);
 		}
 		this.gate.release(scope);
+		this.fleet.command(Write.Kind.RELEASE, scope, "");
 	}
 
 	@Override
 	public void replaceChain(String chain, List<String> targets) {
 		this.registry.replaceChain(chain, targets);
+		this.fleet.command(Write.Kind.CHAIN, chain, String.join(",", this.registry.chains().get(chain)));
 	}
 
 	private String knownAccount(String account) {

@@ -20,6 +20,9 @@ public class LlmResilienceStateMetrics implements MeterBinder {
 	/** Accounts parked now (gauge). */
 	public static final String PARKED_ACCOUNTS = "llm.resilience.parked.accounts";
 
+	/** Whether this pod reaches the fleet's store: 1 or 0 (gauge; fleet mode only). */
+	public static final String FLEET_CONNECTED = "llm.resilience.fleet.connected";
+
 	/** Accounts locked now (gauge). */
 	public static final String LOCKED_ACCOUNTS = "llm.resilience.locked.accounts";
 
@@ -50,6 +53,16 @@ public class LlmResilienceStateMetrics implements MeterBinder {
 			.description("Accounts locked after consecutive credential errors")
 			.strongReference(true)
 			.register(registry);
+		if (this.resilience.fleet().enabled()) {
+			Gauge.builder(FLEET_CONNECTED, this.resilience, LlmResilienceStateMetrics::connected)
+				.description("Whether this pod reaches the fleet's store (1) or decides alone (0)")
+				.strongReference(true)
+				.register(registry);
+		}
+	}
+
+	private static double connected(LlmResilience resilience) {
+		return resilience.fleet().connected() ? 1 : 0;
 	}
 
 	private static double count(LlmResilience resilience, boolean parked) {

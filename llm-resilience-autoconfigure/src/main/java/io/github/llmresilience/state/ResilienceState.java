@@ -14,10 +14,11 @@ import java.util.Map;
  * @param breakers the breaker of every failure domain, by domain
  * @param scopes every quota scope, by key
  * @param accounts every account, by name
+ * @param fleet whether this pod shares state with a fleet, and how that goes
  */
 public record ResilienceState(Instant at, Map<String, TargetState> targets, Map<String, ChainState> chains,
 		Map<String, TargetState.BreakerState> breakers, Map<String, TargetState.ScopeState> scopes,
-		Map<String, TargetState.AccountState> accounts) {
+		Map<String, TargetState.AccountState> accounts, FleetState fleet) {
 
 	/**
 	 * One target's state.

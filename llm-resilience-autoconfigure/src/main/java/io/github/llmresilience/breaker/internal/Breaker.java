@@ -53,6 +53,35 @@ public final class Breaker {
 	 */
 	private final AtomicInteger freeTrials = new AtomicInteger();
 
+	/** Where outcomes go in fleet mode; {@code null} when this pod decides alone. */
+	private volatile @Nullable SharedOutcomes shared;
+
+	/**
+	 * Whether the fleet holds this domain open: no call goes through unless this pod was
+	 * granted the fleet's trial.
+	 */
+	private volatile boolean fleetHeld;
+
+	/** When the fleet lets a trial through, on this pod's clock; 0 when not held. */
+	private volatile long fleetUntilMillis;
+
+	/** Whether this pod holds the fleet's probe lease for its next call. */
+	private volatile boolean trialGranted;
+
+	/** Whether a call wanted this domain while the fleet held it open. */
+	private volatile boolean demand;
+
+	/** When a call last wanted this domain while the fleet held it open. */
+	private volatile long lastDemandMillis;
+
+	/**
+	 * The time between the last two such calls: how long this pod takes to call again.
+	 */
+	private volatile long demandGapMillis;
+
+	/** Why the next transition happens, when the fleet made it; read by its event. */
+	private volatile @Nullable String fleetReason;
+
 	Breaker(String domain, CircuitBreaker circuitBreaker, BreakerSettings settings, Clock clock) {
 		this.domain = domain;
 		this.circuitBreaker = circuitBreaker;
@@ -85,6 +114,26 @@ public final class Breaker {
 
 	/** Take a permit for one call; {@code false} when the breaker refuses it. */
 	public boolean tryAcquire() {
+		if (this.fleetHeld) {
+			if (!this.trialGranted) {
+				long now = this.clock.millis();
+				long last = this.lastDemandMillis;
+				if (last != 0 && now > last) {
+					this.demandGapMillis = now - last;
+				}
+				this.lastDemandMillis = now;
+				this.demand = true;
+				return false;
+			}
+			// This pod holds the fleet's probe lease: its trial goes through the local
+			// half-open state, whose outcome is reported to the fleet.
+			synchronized (this) {
+				if (this.trialGranted && this.circuitBreaker.getState() == CircuitBreaker.State.OPEN) {
+					this.fleetReason = "this pod probes for the fleet";
+					this.circuitBreaker.transitionToHalfOpenState();
+				}
+			}
+		}
 		if (this.circuitBreaker.tryAcquirePermission()) {
 			if (this.circuitBreaker.getState() == CircuitBreaker.State.HALF_OPEN) {
 				this.freeTrials.decrementAndGet();
@@ -125,6 +174,10 @@ public final class Breaker {
 
 	public void onSuccess(long nanos) {
 		this.circuitBreaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
+		SharedOutcomes shared = this.shared;
+		if (shared != null) {
+			shared.record(false, nanos > this.slowCallNanos);
+		}
 	}
 
 	/**
@@ -142,6 +195,10 @@ public final class Breaker {
 				? Math.max(firstTokenNanos, this.slowCallNanos + 1_000_000)
 				: Math.max(0, Math.min(firstTokenNanos, this.slowCallNanos - 1_000_000));
 		this.circuitBreaker.onSuccess(recorded, TimeUnit.NANOSECONDS);
+		SharedOutcomes shared = this.shared;
+		if (shared != null) {
+			shared.record(false, firstTokenNanos >= this.slowFirstTokenNanos);
+		}
 	}
 
 	/**
@@ -154,6 +211,11 @@ public final class Breaker {
 		if (Breakers.ignores(verdict.outcome())) {
 			// Resilience4j released the permit of an ignored error itself.
 			trialReturned();
+			return;
+		}
+		SharedOutcomes shared = this.shared;
+		if (shared != null) {
+			shared.record(verdict.countsAsFailure(), nanos > this.slowCallNanos);
 		}
 	}
 
@@ -188,6 +250,9 @@ public final class Breaker {
 
 	/** Whether a call could be let through now, without taking a permit. */
 	public boolean isUsable() {
+		if (this.fleetHeld && !this.trialGranted) {
+			return false;
+		}
 		return switch (this.circuitBreaker.getState()) {
 			case OPEN -> this.clock.millis() > this.openUntilMillis;
 			case FORCED_OPEN -> false;
@@ -203,7 +268,11 @@ public final class Breaker {
 
 	synchronized void opened() {
 		this.openings++;
-		this.openUntilMillis = this.clock.millis() + this.settings.openDurationAfter(this.openings).toMillis();
+		// Following the fleet, the fleet's end of the open time; else this pod's own.
+		long now = this.clock.millis();
+		this.openUntilMillis = (this.fleetHeld && this.fleetUntilMillis > now) ? this.fleetUntilMillis
+				: now + this.settings.openDurationAfter(this.openings).toMillis();
+		endTrial(false);
 	}
 
 	synchronized void halfOpened() {
@@ -213,6 +282,134 @@ public final class Breaker {
 
 	synchronized void closed() {
 		this.openings = 0;
+		endTrial(true);
+		this.fleetHeld = false;
+	}
+
+	/** A granted trial ended (or the breaker left the fleet's open state another way). */
+	private void endTrial(boolean closed) {
+		if (this.trialGranted) {
+			this.trialGranted = false;
+			SharedOutcomes shared = this.shared;
+			if (shared != null) {
+				shared.trialEnded(closed);
+			}
+		}
+	}
+
+	/** Why the transition being published happened, when the fleet made it. */
+	@Nullable String takeFleetReason() {
+		String reason = this.fleetReason;
+		this.fleetReason = null;
+		return reason;
+	}
+
+	// Fleet mode: the fleet's thread makes the local breaker follow the fleet.
+
+	/** Send this breaker's outcomes to the fleet from now on. */
+	public void share(SharedOutcomes shared) {
+		this.shared = shared;
+	}
+
+	/**
+	 * The fleet holds the domain open until the given moment of this pod's clock: open
+	 * the local breaker if it is not, and refuse every call but a granted trial.
+	 * @param untilMillis when the fleet lets a trial through
+	 * @param reason why the fleet opened it, for the event
+	 */
+	public synchronized void followOpen(long untilMillis, String reason) {
+		this.fleetHeld = true;
+		this.fleetUntilMillis = untilMillis;
+		CircuitBreaker.State state = this.circuitBreaker.getState();
+		if (state != CircuitBreaker.State.OPEN && !(state == CircuitBreaker.State.HALF_OPEN && this.trialGranted)) {
+			this.fleetReason = "fleet: " + reason;
+			this.circuitBreaker.transitionToOpenState();
+		}
+		this.openUntilMillis = untilMillis;
+	}
+
+	/** The fleet closed the domain: close the local breaker too. */
+	public synchronized void followClosed(String reason) {
+		this.fleetHeld = false;
+		this.fleetUntilMillis = 0;
+		this.trialGranted = false;
+		if (this.circuitBreaker.getState() != CircuitBreaker.State.CLOSED) {
+			this.fleetReason = "fleet: " + reason;
+			this.circuitBreaker.transitionToClosedState();
+		}
+	}
+
+	/** An operator held the domain open on some pod. */
+	public synchronized void followForcedOpen() {
+		this.fleetHeld = false;
+		this.trialGranted = false;
+		if (this.circuitBreaker.getState() != CircuitBreaker.State.FORCED_OPEN) {
+			this.fleetReason = "fleet: by an operator";
+			this.circuitBreaker.transitionToForcedOpenState();
+		}
+	}
+
+	/** An operator disabled the domain's breaker on some pod. */
+	public synchronized void followDisabled() {
+		this.fleetHeld = false;
+		this.trialGranted = false;
+		if (this.circuitBreaker.getState() != CircuitBreaker.State.DISABLED) {
+			this.fleetReason = "fleet: by an operator";
+			this.circuitBreaker.transitionToDisabledState();
+		}
+	}
+
+	/**
+	 * The fleet's store is away: this pod decides alone again. A domain the fleet held
+	 * open stays open here until the fleet's end, then takes its own trials.
+	 */
+	public synchronized void leaveFleet() {
+		this.fleetHeld = false;
+	}
+
+	/** This pod won the fleet's probe lease: its next call is the domain's trial. */
+	public void grantTrial() {
+		if (this.fleetHeld) {
+			this.trialGranted = true;
+		}
+	}
+
+	/**
+	 * Give the lease back unused: no call came for the trial.
+	 * @return whether a trial was granted and not yet started
+	 */
+	public synchronized boolean revokeTrial() {
+		if (this.trialGranted && this.circuitBreaker.getState() == CircuitBreaker.State.OPEN) {
+			this.trialGranted = false;
+			return true;
+		}
+		return false;
+	}
+
+	/** Whether this pod holds the fleet's probe lease. */
+	public boolean isTrialGranted() {
+		return this.trialGranted;
+	}
+
+	/** Whether the fleet holds this domain open. */
+	public boolean isFleetHeld() {
+		return this.fleetHeld;
+	}
+
+	/**
+	 * How long this pod took between its last two calls that wanted this domain while the
+	 * fleet held it open; 0 before two such calls. A pod that calls rarely needs a
+	 * granted trial kept for longer before it is given back unused.
+	 */
+	public long demandGapMillis() {
+		return this.demandGapMillis;
+	}
+
+	/** Whether a call wanted this domain since the last look, while the fleet held it. */
+	public boolean takeDemand() {
+		boolean demand = this.demand;
+		this.demand = false;
+		return demand;
 	}
 
 	/** Hold it open until an operator closes or resets it (an operator's command). */

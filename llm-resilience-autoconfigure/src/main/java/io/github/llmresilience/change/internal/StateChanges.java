@@ -45,7 +45,7 @@ public final class StateChanges {
 	}
 
 	public void publish(StateChange change) {
-		if (change.kind().makesUnusable()) {
+		if (change.kind().warns()) {
 			logger.warn("llm-resilience {} {}: {}{}", change.kind().tag(), change.subject(), change.detail(),
 					(change.until() != null) ? " (until " + change.until() + ")" : "");
 		}

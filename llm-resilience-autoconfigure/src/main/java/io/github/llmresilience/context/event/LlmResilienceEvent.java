@@ -39,6 +39,7 @@ public abstract class LlmResilienceEvent extends ApplicationEvent {
 			case ACCOUNT_LOCKED -> new AccountLockedEvent(change);
 			case ACCOUNT_UNPARKED, ACCOUNT_UNLOCKED -> new AccountReleasedEvent(change);
 			case CHAIN_EDITED -> new ChainEditedEvent(change);
+			case FLEET_CONNECTED, FLEET_DISCONNECTED -> new FleetConnectionEvent(change);
 		};
 	}
 

@@ -104,6 +104,64 @@ public final class Accounts {
 	}
 
 	/**
+	 * Park an account until the moment another pod of the fleet was told, converted to
+	 * this pod's clock; published only as a transition, as {@link #park} does. An end
+	 * beyond {@code max-park} from now is cut to it.
+	 * @param name the account
+	 * @param untilMillis the end, on this pod's clock
+	 * @param reason why, as the other pod recorded it
+	 */
+	public void mirrorPark(String name, long untilMillis, String reason) {
+		AccountStatus account = account(name);
+		long now = this.clock.millis();
+		long until = Math.min(untilMillis, now + this.settings.maxPark().toMillis());
+		long previous;
+		long announced;
+		synchronized (account) {
+			previous = account.parkedUntil;
+			if (until <= now || previous >= until) {
+				return;
+			}
+			account.parkedUntil = until;
+			account.parkReason = reason;
+			announced = account.parkAnnouncedUntil;
+			if (previous > now && !ThrottleGate.isNewsworthyExtension(announced, until, now)) {
+				return;
+			}
+			account.parkAnnouncedUntil = until;
+		}
+		this.events.publish(StateChange.Kind.ACCOUNT_PARKED, name, reason + ", from the fleet",
+				Instant.ofEpochMilli(until));
+	}
+
+	/**
+	 * Lock an account until the moment another pod of the fleet locked it, converted to
+	 * this pod's clock; published only when it was not locked. An end beyond
+	 * {@code lock-duration-max} from now is cut to it.
+	 * @param name the account
+	 * @param untilMillis the end, on this pod's clock
+	 * @param reason why, as the other pod recorded it
+	 */
+	public void mirrorLock(String name, long untilMillis, String reason) {
+		AccountStatus account = account(name);
+		long now = this.clock.millis();
+		long until = Math.min(untilMillis, now + this.settings.lockDurationMax().toMillis());
+		synchronized (account) {
+			long previous = account.lockedUntil;
+			if (until <= now || previous >= until) {
+				return;
+			}
+			account.lockedUntil = until;
+			account.lockReason = reason;
+			if (previous > now) {
+				return;
+			}
+		}
+		this.events.publish(StateChange.Kind.ACCOUNT_LOCKED, name, reason + ", from the fleet",
+				Instant.ofEpochMilli(until));
+	}
+
+	/**
 	 * Count a credential error; the {@code lock-after}-th in a row locks the account.
 	 * While the account is locked, errors are counted but neither lock it again nor
 	 * publish: the answers of calls that were in flight when the key went bad belong to

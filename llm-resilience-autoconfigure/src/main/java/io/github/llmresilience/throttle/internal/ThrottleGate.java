@@ -63,7 +63,27 @@ public final class ThrottleGate {
 	public Instant gate(Scope scope, @Nullable Duration hint, @Nullable String reason) {
 		Duration wait = wait(hint);
 		long now = this.clock.millis();
-		long until = now + wait.toMillis();
+		return gateUntil(scope, now, now + wait.toMillis(),
+				"rate limited" + ((reason != null) ? " (" + reason + ")" : ""));
+	}
+
+	/**
+	 * Gate a scope until the moment another pod of the fleet was told, converted to this
+	 * pod's clock. Published as {@link #gate} publishes: transitions only. An end beyond
+	 * {@code max-wait} from now is cut to it, whatever the store holds.
+	 * @param key the scope's key
+	 * @param untilMillis the end, on this pod's clock
+	 * @param reason why, as the other pod recorded it
+	 */
+	public void mirror(String key, long untilMillis, String reason) {
+		long now = this.clock.millis();
+		long until = Math.min(untilMillis, now + this.settings.maxWait().toMillis());
+		if (until > now) {
+			gateUntil(scope(key), now, until, reason + ", from the fleet");
+		}
+	}
+
+	private Instant gateUntil(Scope scope, long now, long until, String cause) {
 		long previous;
 		long announced;
 		synchronized (scope) {
@@ -82,9 +102,8 @@ public final class ThrottleGate {
 			}
 			scope.announcedUntil = until;
 		}
-		String cause = "rate limited" + ((reason != null) ? " (" + reason + ")" : "");
 		String detail = (previous > now) ? cause + ", gate extended by " + (until - announced) + " ms"
-				: cause + ", gated for " + wait.toMillis() + " ms";
+				: cause + ", gated for " + (until - now) + " ms";
 		this.events.publish(StateChange.Kind.SCOPE_GATED, scope.key, detail, Instant.ofEpochMilli(until));
 		return Instant.ofEpochMilli(until);
 	}

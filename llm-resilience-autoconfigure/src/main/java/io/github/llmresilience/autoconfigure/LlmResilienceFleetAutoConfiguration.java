@@ -1,0 +1,44 @@
+package io.github.llmresilience.autoconfigure;
+
+import io.github.llmresilience.data.redis.RedisFleetStore;
+import io.github.llmresilience.fleet.FleetSettings;
+import io.github.llmresilience.fleet.FleetStore;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+
+/**
+ * Fleet mode on Redis ({@code llm.resilience.fleet.enabled=true}): a
+ * {@link RedisFleetStore} on the connection Boot's {@code spring.data.redis.*} made, so
+ * Standalone, Sentinel and Cluster all work as the application configured them. The
+ * {@link io.github.llmresilience.execute.LlmResilience} bean picks it up.
+ */
+@AutoConfiguration(before = LlmResilienceAutoConfiguration.class,
+		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration")
+@ConditionalOnClass({ ReactiveStringRedisTemplate.class, ReactiveRedisConnectionFactory.class })
+@ConditionalOnProperty(prefix = "llm.resilience.fleet", name = "enabled", havingValue = "true")
+@EnableConfigurationProperties(LlmResilienceProperties.class)
+public final class LlmResilienceFleetAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(FleetStore.class)
+	RedisFleetStore llmResilienceFleetStore(LlmResilienceProperties properties, Environment environment,
+			ObjectProvider<ReactiveRedisConnectionFactory> connectionFactory) {
+		ReactiveRedisConnectionFactory factory = connectionFactory.getIfAvailable();
+		if (factory == null) {
+			throw LlmResilienceAutoConfiguration.fleetNeedsStore();
+		}
+		FleetSettings settings = properties.getFleet().settings(environment.getProperty("spring.application.name"));
+		return new RedisFleetStore(new ReactiveStringRedisTemplate(factory), settings.namespace(),
+				settings.commandTimeout());
+	}
+
+}

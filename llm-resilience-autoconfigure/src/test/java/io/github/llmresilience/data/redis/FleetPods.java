@@ -1,0 +1,218 @@
+package io.github.llmresilience.data.redis;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.change.StateChange;
+import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.execute.LlmResilienceBuilder;
+import io.github.llmresilience.extract.ErrorExtractors;
+import io.github.llmresilience.fleet.FleetSettings;
+import io.github.llmresilience.target.Target;
+import io.github.llmresilience.test.FakeProvider;
+import io.github.llmresilience.web.RestClientErrorExtractor;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.DefaultClientResources;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisConfiguration;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
+import org.springframework.web.client.RestClient;
+
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+/**
+ * Pods of one fleet in one JVM: each an {@link LlmResilience} with its own Redis
+ * connection, on the targets {@code primary} and {@code secondary} of a real HTTP
+ * provider, in the chain {@code chat}.
+ */
+final class FleetPods implements AutoCloseable {
+
+	/** One Lettuce event loop for every pod: 40 of their own would be 40 thread pools. */
+	private static final ClientResources RESOURCES = DefaultClientResources.create();
+
+	final FakeProvider provider = new FakeProvider();
+
+	final String namespace = "test-" + UUID.randomUUID().toString().substring(0, 8);
+
+	final List<StateChange> events = new CopyOnWriteArrayList<>();
+
+	final Map<String, Pod> pods = new ConcurrentHashMap<>();
+
+	private final String host;
+
+	private final int port;
+
+	/**
+	 * The configuration of each pod's connection: standalone on host and port by default.
+	 */
+	private final Supplier<RedisConfiguration> redis;
+
+	private final RestClient restClient = RestClient.builder()
+		.requestFactory(new JdkClientHttpRequestFactory())
+		.build();
+
+	FleetPods(String host, int port) {
+		this(host, port, () -> new RedisStandaloneConfiguration(host, port));
+	}
+
+	/**
+	 * @param host a node to clean up through
+	 * @param port its port
+	 * @param redis each pod's connection configuration (a Cluster's, say)
+	 */
+	FleetPods(String host, int port, Supplier<RedisConfiguration> redis) {
+		this.host = host;
+		this.port = port;
+		this.redis = redis;
+	}
+
+	/** The Redis that {@code .ci/run} starts, or skip the test saying why. */
+	static FleetPods onCiRedis() {
+		URI uri = URI.create(System.getenv().getOrDefault("LLM_RESILIENCE_REDIS_URL", "redis://127.0.0.1:6379"));
+		String host = uri.getHost();
+		int port = (uri.getPort() > 0) ? uri.getPort() : 6379;
+		assumeThat(reachable(host, port)).as("a Redis server at %s:%d (LLM_RESILIENCE_REDIS_URL)", host, port).isTrue();
+		return new FleetPods(host, port);
+	}
+
+	static boolean reachable(String host, int port) {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(host, port), 1000);
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+	/** A pod: its engine and its own connection. */
+	record Pod(String id, LlmResilience resilience,
+			@Nullable LettuceConnectionFactory connection) implements AutoCloseable {
+
+		@Override
+		public void close() {
+			this.resilience.close();
+			if (this.connection != null) {
+				this.connection.destroy();
+			}
+		}
+
+	}
+
+	Pod start(String id, Clock clock, FleetSettings settings, BreakerSettings breaker) {
+		return start(id, clock, settings, breaker, (builder) -> {
+		});
+	}
+
+	Pod start(String id, Clock clock, FleetSettings settings, BreakerSettings breaker,
+			Consumer<LlmResilienceBuilder> customizer) {
+		LettuceConnectionFactory connection = connection(settings);
+		LlmResilienceBuilder builder = builder(id, clock, breaker);
+		builder
+			.fleet(new RedisFleetStore(new ReactiveStringRedisTemplate(connection), this.namespace,
+					settings.commandTimeout()), settings)
+			.fleetPod(id);
+		customizer.accept(builder);
+		Pod pod = new Pod(id, builder.build(), connection);
+		this.pods.put(id, pod);
+		return pod;
+	}
+
+	/** A pod without fleet mode, deciding alone. */
+	Pod startAlone(String id, Clock clock, BreakerSettings breaker, Consumer<LlmResilienceBuilder> customizer) {
+		LlmResilienceBuilder builder = builder(id, clock, breaker);
+		customizer.accept(builder);
+		Pod pod = new Pod(id, builder.build(), null);
+		this.pods.put(id, pod);
+		return pod;
+	}
+
+	private LlmResilienceBuilder builder(String id, Clock clock, BreakerSettings breaker) {
+		return LlmResilience.builder()
+			.clock(clock)
+			.breaker(breaker)
+			.target(target("primary"))
+			.target(target("secondary"))
+			.chain("chat", "primary", "secondary")
+			.extractors(ErrorExtractors.standard().with(List.of(new RestClientErrorExtractor())))
+			.listener((change) -> this.events.add(change));
+	}
+
+	LettuceConnectionFactory connection(FleetSettings settings) {
+		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
+			.clientResources(RESOURCES)
+			.commandTimeout(Duration.ofSeconds(5))
+			.build();
+		RedisConfiguration configuration = this.redis.get();
+		LettuceConnectionFactory connection = (configuration instanceof RedisClusterConfiguration cluster)
+				? new LettuceConnectionFactory(cluster, client)
+				: new LettuceConnectionFactory((RedisStandaloneConfiguration) configuration, client);
+		connection.afterPropertiesSet();
+		connection.start();
+		return connection;
+	}
+
+	Target target(String name) {
+		return new Target(name, "openai", "acct-" + name, "gpt-4o", "region-" + name,
+				URI.create(this.provider.baseUrl(name)), null);
+	}
+
+	/** One call through the chain, as an application writes it with RestClient. */
+	String call(Pod pod) {
+		return pod.resilience()
+			.call("chat",
+					(attempt) -> this.restClient.post()
+						.uri(attempt.target().baseUrl() + "/v1/chat/completions")
+						.body("{}")
+						.retrieve()
+						.body(String.class));
+	}
+
+	List<Pod> all() {
+		return new ArrayList<>(this.pods.values());
+	}
+
+	/** Stop every pod, keeping the provider and the fleet's keys: a rolling restart. */
+	void stopAll() {
+		this.pods.values().forEach(Pod::close);
+		this.pods.clear();
+	}
+
+	@Override
+	public void close() {
+		stopAll();
+		this.provider.close();
+		if (reachable(this.host, this.port)) {
+			LettuceConnectionFactory connection = connection(FleetSettings.defaults(this.namespace));
+			try {
+				ReactiveStringRedisTemplate redis = new ReactiveStringRedisTemplate(connection);
+				redis.keys("llm-resilience:{" + this.namespace + "}:*")
+					.flatMap(redis::delete)
+					.blockLast(Duration.ofSeconds(5));
+			}
+			finally {
+				connection.destroy();
+			}
+		}
+	}
+
+}

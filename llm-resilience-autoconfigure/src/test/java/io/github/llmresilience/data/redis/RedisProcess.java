@@ -1,0 +1,122 @@
+package io.github.llmresilience.data.redis;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
+
+import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A {@code redis-server} of a fault test's own, on an ephemeral loopback port, to kill,
+ * restart, pause and slow; nothing kept on disk.
+ */
+final class RedisProcess implements AutoCloseable {
+
+	final int port;
+
+	private Process process;
+
+	private RedisProcess(int port) {
+		this.port = port;
+		start();
+	}
+
+	/** A new server, or skip the test saying why. */
+	static RedisProcess launch() {
+		assumeThat(executable()).as("redis-server on the PATH (.ci/run installs it)").isTrue();
+		int port;
+		try (ServerSocket socket = new ServerSocket(0)) {
+			port = socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+		return new RedisProcess(port);
+	}
+
+	private static boolean executable() {
+		for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+			if (new File(dir, "redis-server").canExecute()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/** Start it (again) on its port, empty. */
+	void start() {
+		try {
+			this.process = new ProcessBuilder("redis-server", "--port", Integer.toString(this.port), "--bind",
+					"127.0.0.1", "--save", "", "--appendonly", "no", "--enable-debug-command", "yes")
+				.redirectErrorStream(true)
+				.redirectOutput(ProcessBuilder.Redirect.DISCARD)
+				.start();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.process.isAlive() && answers());
+	}
+
+	private boolean answers() {
+		RedisClient client = RedisClient.create("redis://127.0.0.1:" + this.port);
+		try (StatefulRedisConnection<String, String> connection = client.connect()) {
+			return "PONG".equals(connection.sync().ping());
+		}
+		catch (RuntimeException ex) {
+			return false;
+		}
+		finally {
+			client.shutdownAsync();
+		}
+	}
+
+	/** Kill it at once, as a crash would. */
+	void kill() {
+		this.process.destroyForcibly();
+		try {
+			this.process.waitFor(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/** {@code CLIENT PAUSE}: every client's commands wait. */
+	void pause(Duration duration) {
+		admin((redis) -> redis.sync().clientPause(duration.toMillis()));
+	}
+
+	/** {@code DEBUG SLEEP}: the server stops answering anyone for a while. */
+	void sleep(Duration duration) {
+		// DEBUG SLEEP blocks its own caller too: sent and not waited for.
+		admin((redis) -> redis.async()
+			.dispatch(io.lettuce.core.protocol.CommandType.DEBUG,
+					new io.lettuce.core.output.StatusOutput<>(StringCodec.UTF8),
+					new io.lettuce.core.protocol.CommandArgs<>(StringCodec.UTF8).add("SLEEP")
+						.add(duration.toSeconds())));
+	}
+
+	private void admin(java.util.function.Consumer<StatefulRedisConnection<String, String>> command) {
+		RedisClient client = RedisClient.create("redis://127.0.0.1:" + this.port);
+		try (StatefulRedisConnection<String, String> connection = client.connect()) {
+			command.accept(connection);
+		}
+		finally {
+			client.shutdownAsync();
+		}
+	}
+
+	@Override
+	public void close() {
+		kill();
+	}
+
+}
