@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
  *
  * @param at when it happened
  * @param kind what happened
- * @param subject what it happened to: a failure domain, a quota scope, an account or a
- * chain
+ * @param subject what it happened to: a failure domain, a quota scope, an account, a
+ * chain, a provider id, or {@code classification.rules}
  * @param detail why, in a few words (never a secret)
  * @param until when the subject may serve again, or {@code null} when it is usable now or
  * not known
@@ -33,7 +33,15 @@ public record StateChange(Instant at, Kind kind, String subject, String detail, 
 
 		BREAKER_OPENED(true), BREAKER_HALF_OPEN(false), BREAKER_CLOSED(false), BREAKER_FORCED_OPEN(true),
 		BREAKER_DISABLED(false), BREAKER_RESET(false), SCOPE_GATED(true), SCOPE_UNGATED(false), ACCOUNT_PARKED(true),
-		ACCOUNT_UNPARKED(false), ACCOUNT_LOCKED(true), ACCOUNT_UNLOCKED(false), CHAIN_EDITED(false);
+		ACCOUNT_UNPARKED(false), ACCOUNT_LOCKED(true), ACCOUNT_UNLOCKED(false), CHAIN_EDITED(false),
+		/**
+		 * A provider answered that its whole fleet is overloaded: until {@code until},
+		 * chains try its targets after every other provider's (logged as a warning; its
+		 * targets stay in service).
+		 */
+		PROVIDER_OVERLOADED(true),
+		/** A user's classification rule was added, replaced or removed. */
+		CLASSIFICATION_RULES_EDITED(false);
 
 		private final boolean makesUnusable;
 

@@ -14,10 +14,18 @@ import java.util.Map;
  * @param breakers the breaker of every failure domain, by domain
  * @param scopes every quota scope, by key
  * @param accounts every account, by name
+ * @param providers every provider id of a target, whether it is marked overloaded
  */
 public record ResilienceState(Instant at, Map<String, TargetState> targets, Map<String, ChainState> chains,
 		Map<String, TargetState.BreakerState> breakers, Map<String, TargetState.ScopeState> scopes,
-		Map<String, TargetState.AccountState> accounts) {
+		Map<String, TargetState.AccountState> accounts, Map<String, ProviderState> providers) {
+
+	/** A state without provider marks. */
+	public ResilienceState(Instant at, Map<String, TargetState> targets, Map<String, ChainState> chains,
+			Map<String, TargetState.BreakerState> breakers, Map<String, TargetState.ScopeState> scopes,
+			Map<String, TargetState.AccountState> accounts) {
+		this(at, targets, chains, breakers, scopes, accounts, Map.of());
+	}
 
 	/**
 	 * One target's state.

@@ -39,6 +39,8 @@ public abstract class LlmResilienceEvent extends ApplicationEvent {
 			case ACCOUNT_LOCKED -> new AccountLockedEvent(change);
 			case ACCOUNT_UNPARKED, ACCOUNT_UNLOCKED -> new AccountReleasedEvent(change);
 			case CHAIN_EDITED -> new ChainEditedEvent(change);
+			case PROVIDER_OVERLOADED -> new ProviderOverloadedEvent(change);
+			case CLASSIFICATION_RULES_EDITED -> new ClassificationRulesEditedEvent(change);
 		};
 	}
 
