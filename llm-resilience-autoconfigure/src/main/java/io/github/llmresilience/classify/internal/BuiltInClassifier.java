@@ -34,8 +34,8 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 
 	/** Message text that says the same. */
 	private static final String[] PROVIDER_WIDE_PHRASES = { "service is overloaded", "service is currently overloaded",
-			"server is overloaded", "server is currently overloaded", "servers are overloaded",
-			"servers are currently overloaded", "engine is currently overloaded", "high demand", "peak load" };
+			"engine is currently overloaded", "server is currently overloaded with other requests", "high demand",
+			"peak load" };
 
 	private final String provider;
 
@@ -375,8 +375,10 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 
 	/**
 	 * Whether an availability answer speaks for the provider's whole fleet: a 529, an
-	 * overloaded error type, Azure's shared capacity at peak load, "the service (or
-	 * server) is overloaded". "The model is overloaded" speaks for one model and is not.
+	 * overloaded error type, Azure's shared capacity at peak load, "the service is
+	 * overloaded", OpenAI's "the server is currently overloaded with other requests".
+	 * "The model is overloaded" speaks for one model, a bare "server is overloaded" 503
+	 * for one server: neither is.
 	 */
 	static boolean isProviderWide(ProviderResponse response, @Nullable String errorType, @Nullable String message) {
 		if (response.status() == 529) {
