@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 
 import io.github.llmresilience.classify.ClassificationRule;
@@ -168,11 +169,12 @@ public final class RuleClassifier implements ProviderErrorClassifier {
 			String scanned = body.substring(0, Math.min(body.length(), JsonBody.MAX_CHARS));
 			Object root = JsonBody.unwrapArray(JsonBody.parse(body));
 			Object error = JsonBody.member(root, "error");
-			if (!(error instanceof java.util.Map<?, ?>)) {
+			if (!(error instanceof Map<?, ?>)) {
 				error = null;
 			}
-			Object response2 = JsonBody.at(root, "response", "error");
-			for (Object node : new Object[] { error, response2, root }) {
+			// The Responses API's {"response": {"status": "failed", "error": {...}}}
+			Object failed = JsonBody.at(root, "response", "error");
+			for (Object node : new Object[] { error, failed, root }) {
 				if (node == null) {
 					continue;
 				}
@@ -185,7 +187,7 @@ public final class RuleClassifier implements ProviderErrorClassifier {
 			}
 			types.remove("error");
 			String message = null;
-			for (Object node : new Object[] { error, response2, root }) {
+			for (Object node : new Object[] { error, failed, root }) {
 				if (message == null && node != null) {
 					message = BuiltInClassifier.firstText(JsonBody.text(node, "message"),
 							JsonBody.text(node, "Message"), JsonBody.text(node, "detail"));
