@@ -109,7 +109,8 @@ public final class RuleClassifier implements ProviderErrorClassifier {
 		if (rule.type() != null && !answer.types().contains(rule.type())) {
 			return false;
 		}
-		return rule.messageContains() == null || contains(answer.text(), rule.messageContains());
+		return rule.messageContains() == null
+				|| answer.lowerText().contains(rule.messageContains().toLowerCase(Locale.ROOT));
 	}
 
 	private Verdict verdict(ClassificationRule rule, String name, ProviderResponse response, Answer answer) {
@@ -138,16 +139,13 @@ public final class RuleClassifier implements ProviderErrorClassifier {
 		}
 	}
 
-	private static boolean contains(String text, String part) {
-		return text.toLowerCase(Locale.ROOT).contains(part.toLowerCase(Locale.ROOT));
-	}
-
 	/**
 	 * What a rule's conditions are matched against: every error type and code field the
 	 * answer carries, in the order providers put the most specific first, and its message
-	 * (or, when none can be read, the body's first {@link JsonBody#MAX_CHARS}).
+	 * (or, when none can be read, the body's first {@link JsonBody#MAX_CHARS}), in lower
+	 * case once for every rule.
 	 */
-	record Answer(List<String> types, @Nullable String message, String text) {
+	record Answer(List<String> types, @Nullable String message, String lowerText) {
 
 		static final Answer EMPTY = new Answer(List.of(), null, "");
 
@@ -193,7 +191,8 @@ public final class RuleClassifier implements ProviderErrorClassifier {
 							JsonBody.text(node, "Message"), JsonBody.text(node, "detail"));
 				}
 			}
-			return new Answer(List.copyOf(types), message, (message != null) ? message : scanned);
+			return new Answer(List.copyOf(types), message,
+					((message != null) ? message : scanned).toLowerCase(Locale.ROOT));
 		}
 
 		private static void add(List<String> types, @Nullable String value) {
