@@ -9,6 +9,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import io.github.llmresilience.classify.ClassificationRule;
 import io.github.llmresilience.classify.ClassificationRules;
@@ -226,6 +230,49 @@ class RuleClassifierTests {
 				"provider must be a provider id with a classifier");
 		assertThat(rules.rules()).isSameAs(before);
 		assertThat(edits).hasSize(5);
+	}
+
+	@Test
+	void concurrentEditsNeverShowAClassificationAHalfEditedList() throws Exception {
+		ClassificationRules rules = new ClassificationRules();
+		ClassificationRule teapot = ClassificationRule.parse(null, "418", "teapot_error", null, "AVAILABILITY", null);
+		ClassificationRule other = ClassificationRule.parse(null, "503", null, null, "THROTTLED", null);
+		ProviderErrorClassifier classifier = new RuleClassifier(rules, "openai",
+				BuiltInClassifiers.forProvider("openai"), CLOCK, UnclassifiedListener.NONE);
+		ProviderResponse answer = ProviderResponse.of(418, Map.of(), TEAPOT);
+		ExecutorService pool = Executors.newFixedThreadPool(4);
+		try {
+			List<Future<List<String>>> readers = new ArrayList<>();
+			for (int t = 0; t < 2; t++) {
+				readers.add(pool.submit(() -> {
+					List<String> seen = new ArrayList<>();
+					for (int i = 0; i < 2_000; i++) {
+						seen.add(classifier.classify(answer).rule());
+					}
+					return seen;
+				}));
+			}
+			Future<?> editor = pool.submit(() -> {
+				for (int i = 0; i < 500; i++) {
+					rules.add(0, other, "test");
+					rules.add(null, teapot, "test");
+					rules.remove(rules.rules().size() - 1, "test");
+					rules.remove(0, "test");
+				}
+			});
+			editor.get(5, TimeUnit.MINUTES);
+			for (Future<List<String>> reader : readers) {
+				// The teapot rule is at index 1 while it is in force; otherwise the
+				// table's
+				// default decides. Never an index that no list ever held it at.
+				assertThat(reader.get(5, TimeUnit.MINUTES)).isNotEmpty()
+					.allMatch((rule) -> rule.equals("rules[1]") || rule.equals(Verdict.DEFAULT));
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		assertThat(rules.rules()).isEmpty();
 	}
 
 	private static void assertThatRefused(Runnable edit, String message) {
