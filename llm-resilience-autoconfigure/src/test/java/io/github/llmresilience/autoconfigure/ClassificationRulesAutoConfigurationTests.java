@@ -94,6 +94,7 @@ class ClassificationRulesAutoConfigurationTests {
 				LlmRejectedException rejected = (LlmRejectedException) failure;
 				assertThat(rejected.verdict().outcome()).isEqualTo(Outcome.REQUEST);
 				assertThat(rejected.verdict().rule()).isEqualTo("rules[0]");
+				assertThat(rejected.getMessage()).endsWith("REQUEST(rate_limit_exceeded) by rules[0]");
 				assertThat(provider.requests("secondary")).as("the caller's bug is not failed over").isZero();
 				assertThat(context.getBean(RecentUnclassified.class).list()).singleElement()
 					.satisfies((entry) -> assertThat(entry.decidedBy()).isEqualTo("rules[0]"));
