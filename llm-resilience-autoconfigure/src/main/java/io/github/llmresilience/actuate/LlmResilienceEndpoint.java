@@ -10,10 +10,13 @@ import java.util.Objects;
 
 import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.change.internal.RecentStateChanges;
+import io.github.llmresilience.classify.ClassificationRule;
+import io.github.llmresilience.classify.ClassificationRules;
 import io.github.llmresilience.classify.internal.RecentUnclassified;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.state.Operator;
 import io.github.llmresilience.state.FleetState;
+import io.github.llmresilience.state.ProviderState;
 import io.github.llmresilience.state.ResilienceState;
 import io.github.llmresilience.state.TargetState;
 import org.jspecify.annotations.Nullable;
@@ -39,7 +42,15 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * park or a lock;</li>
  * <li>{@code POST chains/{name}} with {@code {"targets": "secondary,primary"}} replaces a
  * chain's target list: known target names, comma-separated, in order, none twice, at
- * least one.</li>
+ * least one;</li>
+ * <li>{@code POST classification/rules} edits the user's classification rules:
+ * {@code {"action": "add", "status": "429", "type": "tokens", "outcome": "REQUEST"}}
+ * appends a rule (an {@code index} inserts it there), {@code "action": "replace"} with an
+ * {@code index} puts a rule in its place, {@code "action": "remove"} with an
+ * {@code index} removes one. A rule's fields are {@code provider}, {@code status},
+ * {@code type}, {@code messageContains}, {@code outcome} and {@code wait}, all strings,
+ * as in {@code llm.resilience.classification.rules}. The next answer is read by the new
+ * rules.</li>
  * </ul>
  * A request that names an unknown target, account, chain or action changes nothing.
  *
@@ -67,6 +78,8 @@ public class LlmResilienceEndpoint {
 	private static final List<String> TARGET_ACTIONS = List.of("force-open", "close", "reset");
 
 	private static final List<String> ACCOUNT_ACTIONS = List.of("unpark", "unlock");
+
+	private static final List<String> RULE_ACTIONS = List.of("add", "replace", "remove");
 
 	private final LlmResilience resilience;
 
@@ -103,7 +116,8 @@ public class LlmResilienceEndpoint {
 		}
 		List<RecentUnclassified.Entry> unclassified = (this.recentUnclassified != null) ? this.recentUnclassified.list()
 				: List.of();
-		return new LlmResilienceDescriptor(targets, chains, events, unclassified,
+		return new LlmResilienceDescriptor(targets, chains, events, unclassified, state.providers(),
+				ClassificationDescriptor.of(this.resilience.classificationRules()),
 				state.fleet().enabled() ? state.fleet() : null);
 	}
 
@@ -122,20 +136,75 @@ public class LlmResilienceEndpoint {
 	 * an account {@code unpark} or {@code unlock}
 	 * @param targets for a chain, its new ordered target names, comma-separated (a
 	 * string, never a JSON array; see the class description)
+	 * @param rule for {@code classification/rules}: the index edited and the rule's
+	 * fields (see the class description)
 	 * @return the state after the change
 	 * @throws InvalidEndpointRequestException when the request names something unknown or
 	 * is incomplete; nothing has changed then
 	 */
 	@WriteOperation
 	public Object change(@Selector String kind, @Selector String name, @Nullable String action,
-			@Nullable String targets) {
+			@Nullable String targets, @Nullable String index, @Nullable String provider, @Nullable String status,
+			@Nullable String type, @Nullable String messageContains, @Nullable String outcome, @Nullable String wait) {
 		return switch (kind) {
 			case "targets" -> changeTarget(name, action);
 			case "accounts" -> changeAccount(name, action);
 			case "chains" -> changeChain(name, targets);
-			default -> throw invalid(
-					"Unknown kind '" + kind + "': POST to targets/{name}, accounts/{name} or " + "chains/{name}");
+			case "classification" -> changeRules(name, action, index,
+					new RuleFields(provider, status, type, messageContains, outcome, wait));
+			default -> throw invalid("Unknown kind '" + kind + "': POST to targets/{name}, accounts/{name}, "
+					+ "chains/{name} or classification/rules");
 		};
+	}
+
+	/** The fields of a rule as a write operation receives them: strings. */
+	record RuleFields(@Nullable String provider, @Nullable String status, @Nullable String type,
+			@Nullable String messageContains, @Nullable String outcome, @Nullable String waitHint) {
+
+		ClassificationRule toRule() {
+			return ClassificationRule.parse(this.provider, this.status, this.type, this.messageContains, this.outcome,
+					this.waitHint);
+		}
+
+	}
+
+	private ClassificationDescriptor changeRules(String name, @Nullable String action, @Nullable String index,
+			RuleFields fields) {
+		if (!"rules".equals(name)) {
+			throw invalid("Unknown classification setting '" + name + "': POST to classification/rules");
+		}
+		String normalized = action(action, RULE_ACTIONS);
+		ClassificationRules rules = this.resilience.classificationRules();
+		try {
+			switch (normalized) {
+				case "add" ->
+					rules.add((index != null) ? index(index) : null, fields.toRule(), ClassificationRules.OPERATOR);
+				case "replace" ->
+					rules.replace(requiredIndex(index, "replace"), fields.toRule(), ClassificationRules.OPERATOR);
+				default -> rules.remove(requiredIndex(index, "remove"), ClassificationRules.OPERATOR);
+			}
+		}
+		catch (IllegalArgumentException ex) {
+			// The rule or the index is refused; the rules in force have not changed.
+			throw invalid(ex.getMessage());
+		}
+		return ClassificationDescriptor.of(rules);
+	}
+
+	private static int requiredIndex(@Nullable String index, String action) {
+		if (index == null) {
+			throw invalid("Missing \"index\": the index of the rule to " + action + ", from 0");
+		}
+		return index(index);
+	}
+
+	private static int index(String index) {
+		try {
+			return Integer.parseInt(index.strip());
+		}
+		catch (NumberFormatException ex) {
+			throw invalid("\"index\" must be a rule's index, from 0, was '" + index + "'");
+		}
 	}
 
 	private TargetDescriptor changeTarget(String name, @Nullable String action) {
@@ -213,14 +282,98 @@ public class LlmResilienceEndpoint {
 	 * @param targets every target, by name
 	 * @param chains every chain, by name
 	 * @param events the recent state changes, newest first
-	 * @param unclassified the recently defaulted {@code (provider, status, type)} tuples,
-	 * the most recent first
-	 * @param fleet in fleet mode, whether this pod reaches the fleet's store and which
-	 * pod probes each open failure domain; {@code null} otherwise
+	 * @param unclassified the recently defaulted {@code (provider, status, type)} tuples
+	 * (and those a user's rule decided), the most recent first, each with the rule that
+	 * read it last
+	 * @param providers every provider id of a target, and whether it is marked overloaded
+	 * @param classification the user's classification rules in force
+	 * @param fleet in fleet mode, whether this pod reaches the fleet's store and how the
+	 * fleet judges each failure domain; {@code null} otherwise
 	 */
 	public record LlmResilienceDescriptor(Map<String, TargetDescriptor> targets, Map<String, ChainDescriptor> chains,
 			List<StateChangeDescriptor> events, List<RecentUnclassified.Entry> unclassified,
+			Map<String, ProviderState> providers, ClassificationDescriptor classification,
 			@Nullable FleetState fleet) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * The user's classification rules in force, in the order they are tried, before each
+	 * provider's built-in table.
+	 *
+	 * @param rules every rule
+	 */
+	public record ClassificationDescriptor(List<RuleDescriptor> rules) implements OperationResponseBody {
+
+		static ClassificationDescriptor of(ClassificationRules rules) {
+			List<RuleDescriptor> all = new ArrayList<>();
+			List<ClassificationRule> inForce = rules.rules();
+			for (int i = 0; i < inForce.size(); i++) {
+				all.add(RuleDescriptor.of(i, inForce.get(i)));
+			}
+			return new ClassificationDescriptor(all);
+		}
+
+	}
+
+	/**
+	 * One classification rule; a condition that does not apply is left out. (A class, not
+	 * a record: a record component cannot be named {@code wait}.)
+	 */
+	public static final class RuleDescriptor {
+
+		private final int index;
+
+		private final ClassificationRule rule;
+
+		private RuleDescriptor(int index, ClassificationRule rule) {
+			this.index = index;
+			this.rule = rule;
+		}
+
+		/** Its index, from 0. */
+		public int getIndex() {
+			return this.index;
+		}
+
+		/** How verdicts name it: {@code rules[i]}. */
+		public String getName() {
+			return "rules[" + this.index + "]";
+		}
+
+		/** The provider id it applies to, or {@code null} for every provider. */
+		public @Nullable String getProvider() {
+			return this.rule.provider();
+		}
+
+		/** The status or class of statuses, or {@code null} for any. */
+		public @Nullable String getStatus() {
+			return this.rule.status();
+		}
+
+		/** The error type or code, or {@code null} for any. */
+		public @Nullable String getType() {
+			return this.rule.type();
+		}
+
+		/** The text the message contains, or {@code null} for any. */
+		public @Nullable String getMessageContains() {
+			return this.rule.messageContains();
+		}
+
+		/** The outcome it gives. */
+		public String getOutcome() {
+			return this.rule.outcome().name();
+		}
+
+		/** The wait hint it gives an answer that names none, or {@code null}. */
+		public @Nullable String getWait() {
+			return (this.rule.waitHint() != null) ? this.rule.waitHint().toString() : null;
+		}
+
+		static RuleDescriptor of(int index, ClassificationRule rule) {
+			return new RuleDescriptor(index, rule);
+		}
 
 	}
 

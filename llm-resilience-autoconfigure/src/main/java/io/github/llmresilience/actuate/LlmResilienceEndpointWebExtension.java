@@ -29,13 +29,17 @@ public class LlmResilienceEndpointWebExtension {
 		this.delegate = Objects.requireNonNull(delegate, "delegate");
 	}
 
-	/** See {@link LlmResilienceEndpoint#change(String, String, String, String)}. */
+	/**
+	 * See
+	 * {@link LlmResilienceEndpoint#change(String, String, String, String, String, String, String, String, String, String, String)}.
+	 */
 	@WriteOperation
 	public WebEndpointResponse<Object> change(@Selector String kind, @Selector String name, @Nullable String action,
-			@Nullable String targets) {
+			@Nullable String targets, @Nullable String index, @Nullable String provider, @Nullable String status,
+			@Nullable String type, @Nullable String messageContains, @Nullable String outcome, @Nullable String wait) {
 		try {
-			return new WebEndpointResponse<>(this.delegate.change(kind, name, action, targets),
-					WebEndpointResponse.STATUS_OK);
+			return new WebEndpointResponse<>(this.delegate.change(kind, name, action, targets, index, provider, status,
+					type, messageContains, outcome, wait), WebEndpointResponse.STATUS_OK);
 		}
 		catch (InvalidEndpointRequestException ex) {
 			Map<String, Object> body = new LinkedHashMap<>();

@@ -11,6 +11,8 @@ import io.github.llmresilience.autoconfigure.InvalidLlmResiliencePropertiesExcep
 import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.change.StateChangeListener;
 import io.github.llmresilience.change.internal.StateChanges;
+import io.github.llmresilience.classify.ClassificationRule;
+import io.github.llmresilience.classify.ClassificationRules;
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
@@ -108,6 +110,39 @@ public final class LlmResilienceAutoConfiguration {
 		return classifiers;
 	}
 
+	/**
+	 * The user's classification rules from {@code llm.resilience.classification.rules}
+	 * (checked by the properties), the one object the endpoint's edits change.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	ClassificationRules llmResilienceClassificationRules(LlmResilienceProperties properties,
+			ProviderClassifiers classifiers) {
+		List<ClassificationRule> rules = new ArrayList<>();
+		List<Problem> problems = new ArrayList<>();
+		List<LlmResilienceProperties.Rule> configured = properties.getClassification().getRules();
+		for (int i = 0; i < configured.size(); i++) {
+			ClassificationRule rule = configured.get(i).toRule();
+			if (rule.provider() != null && !classifiers.contains(rule.provider())) {
+				problems.add(new Problem(LlmResilienceProperties.PREFIX + ".classification.rules[" + i + "].provider",
+						LlmResilienceProperties.quote(rule.provider()),
+						"must be a provider id with a classifier: " + String.join(", ", classifiers.providerIds())));
+			}
+			rules.add(rule);
+		}
+		if (!problems.isEmpty()) {
+			throw new InvalidLlmResiliencePropertiesException(problems);
+		}
+		try {
+			return new ClassificationRules(rules);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidLlmResiliencePropertiesException(
+					List.of(new Problem(LlmResilienceProperties.PREFIX + ".classification.rules",
+							rules.size() + " rules", ex.getMessage())));
+		}
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	ErrorExtractors llmResilienceErrorExtractors(ObjectProvider<ErrorExtractor> extractors) {
@@ -137,7 +172,7 @@ public final class LlmResilienceAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	LlmResilience llmResilience(LlmResilienceProperties properties, Clock clock, TargetRegistry registry,
-			StateChanges events, ProviderClassifiers classifiers, ErrorExtractors extractors,
+			StateChanges events, ProviderClassifiers classifiers, ClassificationRules rules, ErrorExtractors extractors,
 			ObjectProvider<CallObserver> observers, ObjectProvider<UnclassifiedListener> listeners,
 			@Qualifier("llmResilienceScheduler") ObjectProvider<Scheduler> scheduler,
 			@Qualifier("llmResilienceCircuitBreakerRegistry") CircuitBreakerRegistry circuitBreakers,
@@ -157,6 +192,8 @@ public final class LlmResilienceAutoConfiguration {
 					properties.getCredential().getLockDurationMax()))
 			.timeouts(timeouts(properties.getTimeouts()))
 			.classifiers(classifiers)
+			.classificationRules(rules)
+			.overload(properties.getProviderOverload().toSettings())
 			.extractors(extractors)
 			.observer(CompositeCallObserver.of(allObservers))
 			.unclassifiedListener(UnclassifiedListeners.of(listeners.orderedStream().toList()))

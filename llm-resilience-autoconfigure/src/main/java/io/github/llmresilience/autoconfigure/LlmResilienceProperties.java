@@ -18,11 +18,13 @@ import java.util.regex.Pattern;
 
 import io.github.llmresilience.autoconfigure.InvalidLlmResiliencePropertiesException.Problem;
 import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.classify.ClassificationRule;
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.UnclassifiedListener;
 import io.github.llmresilience.execute.TimeoutSettings;
 import io.github.llmresilience.execute.UnknownExceptions;
 import io.github.llmresilience.fleet.FleetSettings;
+import io.github.llmresilience.overload.OverloadSettings;
 import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.throttle.AccountSettings;
 import io.github.llmresilience.throttle.ThrottleSettings;
@@ -77,6 +79,8 @@ public class LlmResilienceProperties implements InitializingBean {
 	private final Classification classification = new Classification();
 
 	private final Fleet fleet = new Fleet();
+
+	private final ProviderOverload providerOverload = new ProviderOverload();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -134,6 +138,10 @@ public class LlmResilienceProperties implements InitializingBean {
 		return this.fleet;
 	}
 
+	public ProviderOverload getProviderOverload() {
+		return this.providerOverload;
+	}
+
 	@Override
 	public void afterPropertiesSet() {
 		List<Problem> problems = validate();
@@ -175,6 +183,8 @@ public class LlmResilienceProperties implements InitializingBean {
 		this.credential.validate(PREFIX + ".credential", problems);
 		this.timeouts.validate(PREFIX + ".timeouts", problems);
 		this.fleet.validate(PREFIX + ".fleet", problems);
+		this.classification.validate(PREFIX + ".classification", problems);
+		this.providerOverload.validate(PREFIX + ".provider-overload", problems);
 		requireSlowCallsBelowTimeout(PREFIX + ".breaker.slow-call-duration", this.breaker.getSlowCallDuration(),
 				PREFIX + ".timeouts.attempt", this.timeouts.getAttempt(), problems);
 		requireSlowCallsBelowTimeout(PREFIX + ".breaker.slow-first-token-duration",
@@ -1195,6 +1205,203 @@ public class LlmResilienceProperties implements InitializingBean {
 
 		public void setUnknownExceptions(UnknownExceptions unknownExceptions) {
 			this.unknownExceptions = unknownExceptions;
+		}
+
+		/**
+		 * Rules tried before each provider's built-in table, in order: the first whose
+		 * every condition holds decides the answer's outcome. At runtime the endpoint can
+		 * add, replace and remove them.
+		 */
+		private List<Rule> rules = new ArrayList<>();
+
+		public List<Rule> getRules() {
+			return this.rules;
+		}
+
+		public void setRules(List<Rule> rules) {
+			this.rules = rules;
+		}
+
+		void validate(String property, List<Problem> problems) {
+			for (int i = 0; i < this.rules.size(); i++) {
+				Rule rule = this.rules.get(i);
+				String ruleProperty = property + ".rules[" + i + "]";
+				if (rule == null) {
+					problems.add(new Problem(ruleProperty, "null", "a rule needs an outcome and a condition"));
+					continue;
+				}
+				try {
+					rule.toRule();
+				}
+				catch (IllegalArgumentException ex) {
+					problems.add(ruleProblem(ruleProperty, String.valueOf(ex.getMessage())));
+				}
+			}
+		}
+
+		/**
+		 * The problem a rule's message describes: it starts with the component
+		 * ({@code outcome must be one of ..., was 'FOO'}), or with {@code rule} for the
+		 * rule as a whole.
+		 */
+		private static Problem ruleProblem(String ruleProperty, String message) {
+			int space = message.indexOf(' ');
+			String component = (space > 0) ? message.substring(0, space) : "";
+			String property = switch (component) {
+				case "provider", "status", "type", "outcome", "wait" -> ruleProperty + "." + component;
+				case "messageContains" -> ruleProperty + ".message-contains";
+				default -> ruleProperty;
+			};
+			int was = message.lastIndexOf(VALUE_MARK);
+			String value = (was > space) ? message.substring(was + VALUE_MARK.length()) : "";
+			String allowed = message.substring(space + 1, (was > space) ? was : message.length());
+			return new Problem(property, value, allowed);
+		}
+
+	}
+
+	/**
+	 * One classification rule: its conditions (at least one) and the outcome of an answer
+	 * that meets them all.
+	 */
+	public static class Rule {
+
+		/**
+		 * Provider id the rule applies to (openai, anthropic, ...); every provider when
+		 * absent.
+		 */
+		private @Nullable String provider;
+
+		/** HTTP status (429) or class of statuses (4xx); any status when absent. */
+		private @Nullable String status;
+
+		/**
+		 * The provider's error type or code, matched exactly against every type and code
+		 * field of the answer; any when absent.
+		 */
+		private @Nullable String type;
+
+		/**
+		 * Text the provider's error message contains, case-insensitive; any when absent.
+		 */
+		private @Nullable String messageContains;
+
+		/**
+		 * What a matching answer means: AVAILABILITY, THROTTLED, QUOTA, CREDENTIAL,
+		 * REQUEST or CONTENT_FILTER. Required.
+		 */
+		private @Nullable String outcome;
+
+		/** Wait hint of a matching answer that names none itself. */
+		private @Nullable Duration wait;
+
+		public @Nullable String getProvider() {
+			return this.provider;
+		}
+
+		public void setProvider(@Nullable String provider) {
+			this.provider = provider;
+		}
+
+		public @Nullable String getStatus() {
+			return this.status;
+		}
+
+		public void setStatus(@Nullable String status) {
+			this.status = status;
+		}
+
+		public @Nullable String getType() {
+			return this.type;
+		}
+
+		public void setType(@Nullable String type) {
+			this.type = type;
+		}
+
+		public @Nullable String getMessageContains() {
+			return this.messageContains;
+		}
+
+		public void setMessageContains(@Nullable String messageContains) {
+			this.messageContains = messageContains;
+		}
+
+		public @Nullable String getOutcome() {
+			return this.outcome;
+		}
+
+		public void setOutcome(@Nullable String outcome) {
+			this.outcome = outcome;
+		}
+
+		public @Nullable Duration getWait() {
+			return this.wait;
+		}
+
+		public void setWait(@Nullable Duration wait) {
+			this.wait = wait;
+		}
+
+		/**
+		 * The rule these properties describe.
+		 * @throws IllegalArgumentException naming the component out of its range
+		 */
+		public ClassificationRule toRule() {
+			ClassificationRule parsed = ClassificationRule.parse(this.provider, this.status, this.type,
+					this.messageContains, this.outcome, null);
+			return new ClassificationRule(parsed.provider(), parsed.status(), parsed.type(), parsed.messageContains(),
+					parsed.outcome(), this.wait);
+		}
+
+	}
+
+	/**
+	 * Provider-wide overload: an answer that speaks for a provider's whole fleet (a 529,
+	 * an overloaded_error, "the service is overloaded") marks the provider, and chains
+	 * try its targets after every other provider's meanwhile.
+	 */
+	public static class ProviderOverload {
+
+		/** Whether such an answer marks its provider overloaded. */
+		private boolean enabled = true;
+
+		/** How long a provider stays marked when the answer named no wait. */
+		private Duration defaultDuration = OverloadSettings.DEFAULT_DURATION;
+
+		/** Longest mark; a longer wait hint is cut to this. */
+		private Duration maxDuration = OverloadSettings.DEFAULT_MAX_DURATION;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getDefaultDuration() {
+			return this.defaultDuration;
+		}
+
+		public void setDefaultDuration(Duration defaultDuration) {
+			this.defaultDuration = defaultDuration;
+		}
+
+		public Duration getMaxDuration() {
+			return this.maxDuration;
+		}
+
+		public void setMaxDuration(Duration maxDuration) {
+			this.maxDuration = maxDuration;
+		}
+
+		OverloadSettings toSettings() {
+			return new OverloadSettings(this.enabled, this.defaultDuration, this.maxDuration);
+		}
+
+		void validate(String property, List<Problem> problems) {
+			build(OverloadSettings.class, under(property), this::toSettings, problems);
 		}
 
 	}

@@ -14,8 +14,8 @@ import org.jspecify.annotations.Nullable;
  *
  * @param at when it happened
  * @param kind what happened
- * @param subject what it happened to: a failure domain, a quota scope, an account or a
- * chain, or the fleet's namespace
+ * @param subject what it happened to: a failure domain, a quota scope, an account, a
+ * chain, a provider id, {@code classification.rules}, or the fleet's namespace
  * @param detail why, in a few words (never a secret)
  * @param until when the subject may serve again, or {@code null} when it is usable now or
  * not known
@@ -38,7 +38,15 @@ public record StateChange(Instant at, Kind kind, String subject, String detail, 
 		/** This pod reached the fleet's store (at start-up, or again after losing it). */
 		FLEET_CONNECTED(false),
 		/** This pod lost the fleet's store: it decides alone until it is back. */
-		FLEET_DISCONNECTED(false, true);
+		FLEET_DISCONNECTED(false, true),
+		/**
+		 * A provider answered that its whole fleet is overloaded: until {@code until},
+		 * chains try its targets after every other provider's (logged as a warning; its
+		 * targets stay in service).
+		 */
+		PROVIDER_OVERLOADED(true),
+		/** A user's classification rule was added, replaced or removed. */
+		CLASSIFICATION_RULES_EDITED(false);
 
 		private final boolean makesUnusable;
 

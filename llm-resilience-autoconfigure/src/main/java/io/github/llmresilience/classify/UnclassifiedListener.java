@@ -23,4 +23,17 @@ public interface UnclassifiedListener {
 	 */
 	void unclassified(String provider, int status, @Nullable String errorType);
 
+	/**
+	 * Called for each answer one of the user's {@code classification.rules} decided
+	 * (instead of the provider's table): the recent list shows which rule reads a tuple
+	 * now. A defaulted answer is not one of these. Must be cheap and must not throw; does
+	 * nothing unless overridden.
+	 * @param provider the provider id
+	 * @param status the HTTP status, or 0 when there was none
+	 * @param errorType the provider's error type or code, or {@code null}
+	 * @param rule the rule that decided, {@code rules[i]}
+	 */
+	default void decidedByRule(String provider, int status, @Nullable String errorType, String rule) {
+	}
+
 }

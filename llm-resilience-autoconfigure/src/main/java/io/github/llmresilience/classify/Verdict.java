@@ -13,6 +13,13 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * The wait hint is carried as the provider gave it: a day is a day. Clamping it to
  * {@code throttle.max-wait} is the gate's job, not the classifier's.
+ *
+ * <p>
+ * Two facts ride along without changing what a verdict means (they take no part in
+ * {@link #equals}): which rule decided it ({@link #rule()}: the provider's table, the
+ * status default, or one of the user's {@code classification.rules}), and whether the
+ * answer spoke for the provider's whole fleet ({@link #providerWide()}: a 529, an
+ * {@code overloaded_error}, "the service is overloaded").
  */
 public final class Verdict {
 
@@ -30,10 +37,30 @@ public final class Verdict {
 
 	private final @Nullable String errorType;
 
+	private final String rule;
+
+	private final boolean providerWide;
+
+	/** {@link #rule()} of a verdict from the provider's classifier (its table). */
+	public static final String BUILT_IN = "built-in";
+
+	/**
+	 * {@link #rule()} of a verdict read from the status alone, the table not knowing the
+	 * answer.
+	 */
+	public static final String DEFAULT = "default";
+
 	private Verdict(Outcome outcome, @Nullable Duration waitHint, @Nullable String errorType) {
+		this(outcome, waitHint, errorType, BUILT_IN, false);
+	}
+
+	private Verdict(Outcome outcome, @Nullable Duration waitHint, @Nullable String errorType, String rule,
+			boolean providerWide) {
 		this.outcome = outcome;
 		this.waitHint = waitHint;
 		this.errorType = errorType;
+		this.rule = rule;
+		this.providerWide = providerWide;
 	}
 
 	/** A verdict without wait hint or error type; shared instances, no allocation. */
@@ -91,9 +118,44 @@ public final class Verdict {
 		return Optional.ofNullable(this.errorType);
 	}
 
-	/** This verdict with another outcome, keeping hint and error type. */
+	/**
+	 * Which rule decided this verdict: {@value #BUILT_IN} (the provider's classifier),
+	 * {@value #DEFAULT} (the status alone, for an answer the table does not know), or
+	 * {@code rules[i]} (the user's rule at that index of
+	 * {@code llm.resilience.classification.rules}).
+	 */
+	public String rule() {
+		return this.rule;
+	}
+
+	/**
+	 * Whether the answer speaks for the provider's whole fleet rather than one model (a
+	 * 529, an {@code overloaded_error}, "the service is overloaded", Azure's shared
+	 * capacity at peak load): while it holds, chains prefer other providers' targets.
+	 */
+	public boolean providerWide() {
+		return this.providerWide;
+	}
+
+	/** This verdict with another outcome, keeping hint, error type, rule and scope. */
 	public Verdict withOutcome(Outcome outcome) {
-		return (outcome == this.outcome) ? this : of(outcome, this.waitHint, this.errorType);
+		return (outcome == this.outcome) ? this
+				: new Verdict(outcome, this.waitHint, this.errorType, this.rule, this.providerWide);
+	}
+
+	/** This verdict, as decided by another rule ({@link #rule()}). */
+	public Verdict withRule(String rule) {
+		Objects.requireNonNull(rule, "rule");
+		return rule.equals(this.rule) ? this
+				: new Verdict(this.outcome, this.waitHint, this.errorType, rule, this.providerWide);
+	}
+
+	/**
+	 * This verdict, speaking for the provider's whole fleet ({@link #providerWide()}).
+	 */
+	public Verdict withProviderWide(boolean providerWide) {
+		return (providerWide == this.providerWide) ? this
+				: new Verdict(this.outcome, this.waitHint, this.errorType, this.rule, providerWide);
 	}
 
 	@Override
@@ -118,6 +180,9 @@ public final class Verdict {
 		}
 		if (this.waitHint != null) {
 			text.append(" wait ").append(this.waitHint.toMillis()).append("ms");
+		}
+		if (this.rule.startsWith("rules[")) {
+			text.append(" by ").append(this.rule);
 		}
 		return text.toString();
 	}

@@ -8,6 +8,7 @@ import java.util.function.LongSupplier;
 
 import io.github.llmresilience.classify.UnclassifiedListener;
 import io.github.llmresilience.extract.ErrorExtractors;
+import io.github.llmresilience.overload.internal.ProviderOverloads;
 import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.retry.internal.Backoff;
 
@@ -24,10 +25,11 @@ import io.github.llmresilience.retry.internal.Backoff;
  * @param unclassified told about exceptions no extractor knows
  * @param observer told about every attempt, retry, backoff and end of a call
  * @param callTimeout the deadline of a call that sets none
+ * @param overloads the providers marked overloaded, whose targets chains try last
  */
 record CallContext(Clock clock, LongSupplier nanoTime, RetrySettings retry, Backoff backoff, ErrorExtractors extractors,
 		UnknownExceptions unknownExceptions, UnclassifiedListener unclassified, CallObserver observer,
-		Duration callTimeout) {
+		Duration callTimeout, ProviderOverloads overloads) {
 
 	long now() {
 		return this.nanoTime.getAsLong();

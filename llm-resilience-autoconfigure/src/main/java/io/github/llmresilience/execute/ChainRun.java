@@ -45,7 +45,13 @@ final class ChainRun {
 
 	private final String chain;
 
-	private final TargetRuntime[] targets;
+	/**
+	 * The chain's targets in the order this call tries them: the chain's own array until
+	 * a provider is marked overloaded, then this call's copy, its untried part reordered.
+	 */
+	private TargetRuntime[] targets;
+
+	private boolean ownOrder;
 
 	private final long startNanos;
 
@@ -109,6 +115,9 @@ final class ChainRun {
 	 */
 	@Nullable TargetRuntime nextTarget() {
 		while (++this.index < this.targets.length) {
+			if (this.context.overloads().anyMarked()) {
+				preferOtherProviders();
+			}
 			TargetRuntime target = this.targets[this.index];
 			ChainStep skip = target.admit();
 			if (skip != null) {
@@ -119,6 +128,49 @@ final class ChainRun {
 			return target;
 		}
 		return null;
+	}
+
+	/**
+	 * While a provider is marked overloaded, the next target tried is the first untried
+	 * one of another provider; the overloaded provider's targets (its other models too)
+	 * keep their order after them. Only the untried part moves: the verdicts of the tried
+	 * targets stay where they were recorded.
+	 */
+	private void preferOtherProviders() {
+		long now = this.context.clock().millis();
+		if (!isOverloaded(this.targets[this.index], now)) {
+			return;
+		}
+		for (int j = this.index + 1; j < this.targets.length; j++) {
+			if (!isOverloaded(this.targets[j], now)) {
+				if (!this.ownOrder) {
+					this.targets = this.targets.clone();
+					this.ownOrder = true;
+				}
+				TargetRuntime preferred = this.targets[j];
+				System.arraycopy(this.targets, this.index, this.targets, this.index + 1, j - this.index);
+				this.targets[this.index] = preferred;
+				return;
+			}
+		}
+	}
+
+	private boolean isOverloaded(TargetRuntime target, long nowMillis) {
+		return this.context.overloads().isOverloaded(target.target().provider(), nowMillis);
+	}
+
+	/**
+	 * Whether an untried target of a provider not marked overloaded is left: then a
+	 * provider-wide answer is not retried on its own provider.
+	 */
+	private boolean otherProviderAhead() {
+		long now = this.context.clock().millis();
+		for (int j = this.index + 1; j < this.targets.length; j++) {
+			if (!isOverloaded(this.targets[j], now)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -258,6 +310,10 @@ final class ChainRun {
 			target.timeout(this.streaming).recordTimeout(nanos);
 		}
 		target.hold(verdict);
+		if (verdict.providerWide()) {
+			this.context.overloads()
+				.mark(target.target().provider(), verdict.waitHint().orElse(null), verdict.errorType().orElse(null));
+		}
 		step(new ChainStep(target.name(), this.targetAttempts, verdict, null, Duration.ofNanos(nanos), null));
 		verdicts()[this.index] = verdict;
 		CallObserver observer = this.context.observer();
@@ -277,7 +333,10 @@ final class ChainRun {
 		}
 		// A timeout already cost a whole attempt timeout: retrying the same slow target
 		// would cost another while the next target may answer now.
-		if (verdict.retry() && !(isTimeout(verdict) && this.index < this.targets.length - 1)) {
+		// A provider-wide overload is not retried on the same provider while another's
+		// target waits.
+		if (verdict.retry() && !(isTimeout(verdict) && this.index < this.targets.length - 1)
+				&& !(verdict.providerWide() && otherProviderAhead())) {
 			RetryResult result = retry(target, verdict);
 			observer.onRetry(this.chain, target.target(), result);
 			if (result == RetryResult.ATTEMPTED) {
@@ -323,6 +382,10 @@ final class ChainRun {
 			return error;
 		}
 		target.hold(cause);
+		if (cause.providerWide()) {
+			this.context.overloads()
+				.mark(target.target().provider(), cause.waitHint().orElse(null), cause.errorType().orElse(null));
+		}
 		CallObserver observer = this.context.observer();
 		observer.onAttempt(this.chain, target.target(), recorded, nanos);
 		if (cause.outcome().isCallersFault()) {

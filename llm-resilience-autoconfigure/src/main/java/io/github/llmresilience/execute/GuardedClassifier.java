@@ -47,7 +47,7 @@ final class GuardedClassifier implements ProviderErrorClassifier {
 			return verdict;
 		}
 		this.unclassified.unclassified(provider(), response.status(), CLASSIFIER_ERROR);
-		return statusOnly(response);
+		return statusOnly(response).withRule(Verdict.DEFAULT);
 	}
 
 	/**

@@ -9,7 +9,9 @@ import java.util.concurrent.TimeoutException;
 
 import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.breaker.internal.Breakers;
+import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.change.internal.StateChanges;
+import io.github.llmresilience.classify.ClassificationRules;
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.ProviderResponse;
@@ -19,6 +21,7 @@ import io.github.llmresilience.classify.internal.UnclassifiedListeners;
 import io.github.llmresilience.execute.Attempt.State;
 import io.github.llmresilience.fleet.internal.Fleet;
 import io.github.llmresilience.fleet.internal.FleetSync;
+import io.github.llmresilience.overload.internal.ProviderOverloads;
 import io.github.llmresilience.retry.internal.Backoff;
 import io.github.llmresilience.state.FleetState;
 import io.github.llmresilience.state.Operator;
@@ -58,15 +61,23 @@ public final class LlmResilience implements AutoCloseable {
 
 	private final Fleet fleet;
 
+	private final ClassificationRules rules;
+
 	LlmResilience(LlmResilienceBuilder builder, TargetRegistry registry, StateChanges events) {
 		UnclassifiedListener unclassified = UnclassifiedListeners.guarded(builder.unclassified);
 		this.context = new CallContext(builder.clock, CallContext.nanoTimeOf(builder.clock), builder.retry,
 				new Backoff(builder.retry.backoffBase(), builder.retry.backoffMax(), builder.random),
 				builder.extractors, builder.unknownExceptions, unclassified, GuardedCallObserver.of(builder.observer),
-				builder.timeouts.call());
+				builder.timeouts.call(), new ProviderOverloads(builder.clock, builder.overload, events));
 		this.scheduler = builder.scheduler;
 		ProviderClassifiers classifiers = (builder.classifiers != null) ? builder.classifiers : ProviderClassifiers
 			.builtIn(new ClassifierSettings(builder.clock, ClassifierSettings.DEFAULT_QUOTA_THRESHOLD, unclassified));
+		this.rules = builder.rules;
+		this.rules.knownProviders(classifiers.providerIds());
+		// Every edit of the rules is a state change like any other: a log line, a count,
+		// an entry in the recent list, an application event.
+		this.rules.addListener((edit) -> events.publish(StateChange.Kind.CLASSIFICATION_RULES_EDITED,
+				"classification.rules", edit.describe(), null));
 		Breakers breakers = new Breakers(builder.clock, events, builder.circuitBreakers);
 		ThrottleGate gate = new ThrottleGate(builder.clock, builder.throttle, events);
 		Accounts accounts = new Accounts(builder.clock, builder.accounts, events);
@@ -403,6 +414,14 @@ public final class LlmResilience implements AutoCloseable {
 	 */
 	public FleetState fleet() {
 		return this.fleet.state();
+	}
+
+	/**
+	 * The user's classification rules in force, tried before each provider's table: read
+	 * them, or edit them (each edit applies from the next answer and is a state change).
+	 */
+	public ClassificationRules classificationRules() {
+		return this.rules;
 	}
 
 	/** The commands an operator may give: breakers, accounts, quota scopes, chains. */

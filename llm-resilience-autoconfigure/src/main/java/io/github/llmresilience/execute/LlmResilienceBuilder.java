@@ -14,11 +14,13 @@ import java.util.function.DoubleSupplier;
 import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.change.StateChangeListener;
 import io.github.llmresilience.change.internal.StateChanges;
+import io.github.llmresilience.classify.ClassificationRules;
 import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.UnclassifiedListener;
 import io.github.llmresilience.extract.ErrorExtractors;
 import io.github.llmresilience.fleet.FleetSettings;
 import io.github.llmresilience.fleet.FleetStore;
+import io.github.llmresilience.overload.OverloadSettings;
 import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.target.internal.TargetRegistry;
@@ -89,6 +91,10 @@ public final class LlmResilienceBuilder {
 	@Nullable FleetSettings fleetSettings;
 
 	String fleetPod = defaultPod();
+
+	ClassificationRules rules = new ClassificationRules();
+
+	OverloadSettings overload = OverloadSettings.defaults();
 
 	LlmResilienceBuilder() {
 	}
@@ -164,6 +170,21 @@ public final class LlmResilienceBuilder {
 	/** The classifiers; by default the built-in ones with this builder's clock. */
 	public LlmResilienceBuilder classifiers(@Nullable ProviderClassifiers classifiers) {
 		this.classifiers = classifiers;
+		return this;
+	}
+
+	/**
+	 * The user's classification rules, tried before each provider's table; edit them at
+	 * runtime through {@link LlmResilience#classificationRules()}. By default none.
+	 */
+	public LlmResilienceBuilder classificationRules(ClassificationRules rules) {
+		this.rules = Objects.requireNonNull(rules);
+		return this;
+	}
+
+	/** How long a provider whose whole fleet is overloaded is tried last. */
+	public LlmResilienceBuilder overload(OverloadSettings overload) {
+		this.overload = Objects.requireNonNull(overload);
 		return this;
 	}
 

@@ -21,9 +21,11 @@ import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.fleet.FleetStore.Write;
 import io.github.llmresilience.fleet.internal.Fleet;
+import io.github.llmresilience.classify.internal.RuleClassifier;
 import io.github.llmresilience.retry.internal.RetryBudget;
 import io.github.llmresilience.state.ChainState;
 import io.github.llmresilience.state.Operator;
+import io.github.llmresilience.state.ProviderState;
 import io.github.llmresilience.state.ResilienceState;
 import io.github.llmresilience.state.TargetState;
 import io.github.llmresilience.target.Target;
@@ -50,6 +52,8 @@ final class TargetRuntimes implements Operator {
 
 	private final Accounts accounts;
 
+	private final CallContext context;
+
 	private final Map<String, TargetRuntime> byName;
 
 	private final Map<String, TargetRuntime[]> singles;
@@ -66,6 +70,7 @@ final class TargetRuntimes implements Operator {
 		this.breakers = breakers;
 		this.gate = gate;
 		this.accounts = accounts;
+		this.context = context;
 		Map<String, TargetRuntime> byName = new LinkedHashMap<>();
 		Map<String, TargetRuntime[]> singles = new LinkedHashMap<>();
 		for (Target target : registry.targets().values()) {
@@ -84,7 +89,12 @@ final class TargetRuntimes implements Operator {
 		TargetOptions options = builder.targetOptions.getOrDefault(target.name(), TargetOptions.DEFAULTS);
 		ProviderErrorClassifier classifier;
 		try {
-			classifier = new GuardedClassifier(classifiers.forProvider(target.provider()), context.unclassified());
+			// The user's rules first, then the provider's table: the rules are read on
+			// every
+			// answer, so an edit applies from the next one.
+			classifier = new GuardedClassifier(new RuleClassifier(builder.rules, target.provider(),
+					classifiers.forProvider(target.provider()), builder.clock, context.unclassified()),
+					context.unclassified());
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalArgumentException("Target '" + target.name() + "': " + ex.getMessage(), ex);
@@ -215,9 +225,16 @@ final class TargetRuntimes implements Operator {
 					new ChainState(name, members, this.registry.configuredChains().getOrDefault(name, List.of()),
 							usable, usable ? null : availableAt(runtimes, now)));
 		});
+		Map<String, ProviderState> providers = new TreeMap<>();
+		this.byName.values().forEach((runtime) -> {
+			String provider = runtime.target().provider();
+			Instant until = this.context.overloads().overloadedUntil(provider, now);
+			providers.put(provider,
+					new ProviderState(provider, until != null, until, this.context.overloads().reason(provider, now)));
+		});
 		return new ResilienceState(now, Collections.unmodifiableMap(targets), Collections.unmodifiableMap(chains),
 				Collections.unmodifiableMap(breakers), Collections.unmodifiableMap(scopes),
-				Collections.unmodifiableMap(accounts), this.fleet.state());
+				Collections.unmodifiableMap(accounts), Collections.unmodifiableMap(providers), this.fleet.state());
 	}
 
 	// Operate

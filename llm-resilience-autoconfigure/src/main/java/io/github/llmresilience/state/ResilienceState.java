@@ -14,11 +14,19 @@ import java.util.Map;
  * @param breakers the breaker of every failure domain, by domain
  * @param scopes every quota scope, by key
  * @param accounts every account, by name
+ * @param providers every provider id of a target, whether it is marked overloaded
  * @param fleet whether this pod shares state with a fleet, and how that goes
  */
 public record ResilienceState(Instant at, Map<String, TargetState> targets, Map<String, ChainState> chains,
 		Map<String, TargetState.BreakerState> breakers, Map<String, TargetState.ScopeState> scopes,
-		Map<String, TargetState.AccountState> accounts, FleetState fleet) {
+		Map<String, TargetState.AccountState> accounts, Map<String, ProviderState> providers, FleetState fleet) {
+
+	/** A state without provider marks, of a pod deciding alone. */
+	public ResilienceState(Instant at, Map<String, TargetState> targets, Map<String, ChainState> chains,
+			Map<String, TargetState.BreakerState> breakers, Map<String, TargetState.ScopeState> scopes,
+			Map<String, TargetState.AccountState> accounts) {
+		this(at, targets, chains, breakers, scopes, accounts, Map.of(), FleetState.LOCAL);
+	}
 
 	/**
 	 * One target's state.

@@ -562,7 +562,8 @@ class LlmResilienceActuatorIntegrationTests {
 				"No account named 'primary'; known accounts: [acct-a, acct-b]");
 		badRequest("/accounts/acct-a", Map.of("action", "close"), "Unknown action 'close'; allowed: unpark, unlock");
 		badRequest("/widgets/primary", Map.of("action", "close"),
-				"Unknown kind 'widgets': POST to targets/{name}, accounts/{name} or chains/{name}");
+				"Unknown kind 'widgets': POST to targets/{name}, accounts/{name}, chains/{name} or "
+						+ "classification/rules");
 
 		// Boot refuses an array for any member, and a body that is no JSON, before the
 		// operation runs.

@@ -88,12 +88,15 @@ class LlmResilienceEndpointAccessIntegrationTests {
 			post("/accounts/acct-a", Map.of("action", "unpark")).expectStatus().isNotFound();
 			post("/accounts/acct-b", Map.of("action", "unlock")).expectStatus().isNotFound();
 			post("/chains/chat", Map.of("targets", "secondary,primary")).expectStatus().isNotFound();
+			post("/classification/rules", Map.of("action", "add", "status", "418", "outcome", "QUOTA")).expectStatus()
+				.isNotFound();
 			// There is no delete operation at all, whatever the access.
 			client().method(HttpMethod.DELETE).uri("/llmresilience/chains/chat").exchange().expectStatus().isNotFound();
 
 			assertThat(this.resilience.state().target("primary").breaker().status().name()).isEqualTo("CLOSED");
 			assertThat(this.resilience.state().target("secondary").breaker().status().name()).isEqualTo("CLOSED");
 			assertThat(this.resilience.state().chain("chat").targets()).containsExactly("primary", "secondary");
+			assertThat(this.resilience.classificationRules().rules()).isEmpty();
 			assertThat(this.recentChanges.list()).isEqualTo(changesBefore);
 		}
 

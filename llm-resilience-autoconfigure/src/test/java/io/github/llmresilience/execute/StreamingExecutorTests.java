@@ -18,6 +18,7 @@ import io.github.llmresilience.target.Target;
 import io.github.llmresilience.test.FakeProvider.Reply;
 import io.github.llmresilience.test.FakeProvider.Stream;
 import io.github.llmresilience.timeout.AdaptiveSettings;
+import io.github.llmresilience.overload.OverloadSettings;
 import io.github.llmresilience.web.stream.AnthropicMessageStream;
 import io.github.llmresilience.web.stream.OpenAiChatStream;
 import io.github.llmresilience.web.stream.StreamChunk;
@@ -184,6 +185,8 @@ class StreamingExecutorTests {
 		});
 		assertThat(this.h.resilience.state().target("claude").breaker().failedCalls()).isEqualTo(1);
 		assertThat(this.h.provider.requests("secondary")).isZero();
+		// An overloaded_error speaks for the provider's whole fleet, mid-stream too.
+		assertThat(this.h.resilience.state().providers().get("anthropic").overloaded()).isTrue();
 	}
 
 	@Test
@@ -202,6 +205,9 @@ class StreamingExecutorTests {
 		assertThat(received.texts()).containsExactly("from secondary");
 		assertThat(verdicts.get(0).outcome()).isEqualTo(Outcome.AVAILABILITY);
 		assertThat(verdicts.get(0).errorType()).contains("overloaded_error");
+		assertThat(verdicts.get(0).providerWide()).isTrue();
+		assertThat(this.h.resilience.state().providers().get("anthropic").overloadedUntil())
+			.isEqualTo(this.h.time.instant().plus(OverloadSettings.DEFAULT_DURATION));
 	}
 
 	@Test

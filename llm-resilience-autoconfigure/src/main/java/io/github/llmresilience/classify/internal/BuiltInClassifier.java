@@ -28,6 +28,15 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 
 	private static final int MAX_ERROR_TYPE = 64;
 
+	/** Error types that say the provider's fleet is overloaded, not one model. */
+	static final Set<String> PROVIDER_WIDE_TYPES = Set.of("overloaded_error", "engine_overloaded", "server_overloaded",
+			"no_capacity");
+
+	/** Message text that says the same. */
+	private static final String[] PROVIDER_WIDE_PHRASES = { "service is overloaded", "service is currently overloaded",
+			"engine is currently overloaded", "server is currently overloaded with other requests", "high demand",
+			"peak load" };
+
 	private final String provider;
 
 	protected final ClassifierSettings settings;
@@ -57,7 +66,7 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 				return Verdict.success();
 			}
 			report(status, "classifier_error");
-			return Verdict.of(byStatus(status, null).outcome(), null, "classifier_error");
+			return Verdict.of(byStatus(status, null).outcome(), null, "classifier_error").withRule(Verdict.DEFAULT);
 		}
 	}
 
@@ -154,14 +163,29 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 			if (fromTable == null && contains(message, "overloaded")) {
 				outcome = Outcome.AVAILABILITY;
 			}
+			else if (outcome == Outcome.THROTTLED && isSharedCapacity(message)) {
+				// Azure's shared pool at peak load: the provider's capacity, not this
+				// account's rate limit; the gate would wait on a limit that was not hit.
+				outcome = Outcome.AVAILABILITY;
+			}
 		}
 		else if (status >= 200 && status < 300) {
 			// An error inside a success answer came from the provider's side.
 			outcome = (fromTable != null) ? fromTable : Outcome.AVAILABILITY;
 			known = fromTable != null;
+			if (outcome == Outcome.THROTTLED && isSharedCapacity(message)) {
+				outcome = Outcome.AVAILABILITY;
+			}
 		}
 		else if (fromTable != null) {
 			outcome = fromTable;
+			if (outcome == Outcome.REQUEST && regainsAccessOn(message)) {
+				// A spend or usage limit sent as a 400 invalid_request_error: the account
+				// is
+				// out until the date the message names, and every other request fails
+				// too.
+				outcome = Outcome.QUOTA;
+			}
 		}
 		else {
 			return byStatus(status, errorType).withMessage(message);
@@ -224,6 +248,11 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 				|| text.contains("limit: 0,") || text.contains("limit: 0\n") || text.endsWith("limit: 0");
 	}
 
+	/**
+	 * Whether the message's own numbers show the request can never fit: "Limit 6000, Used
+	 * 0, Requested ~8141" asks for more than the whole per-minute limit, so waiting for
+	 * the window to clear cannot help.
+	 */
 	private static boolean exceedsLimitItself(String text) {
 		if (text.contains("request too large")) {
 			return true;
@@ -233,15 +262,46 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 		return limit >= 0 && requested > limit;
 	}
 
-	/** The integer after a word ("Limit 30,000"), or -1. */
+	/**
+	 * Whether a 429 speaks of the provider's shared capacity rather than the account's
+	 * limit: Azure's "The system is currently experiencing high demand ... peak load ...
+	 * consider switching to Provisioned Throughput".
+	 */
+	protected static boolean isSharedCapacity(@Nullable String message) {
+		return contains(message, "high demand") || contains(message, "peak load");
+	}
+
+	/**
+	 * Whether the message names the date an exhausted usage limit ends: "You will regain
+	 * access on 2026-04-01 at 00:00 UTC".
+	 */
+	protected static boolean regainsAccessOn(@Nullable String message) {
+		return contains(message, "regain access on");
+	}
+
+	/**
+	 * The integer after the first occurrence of a word that has one ("Limit 30,000",
+	 * "Requested ~8141"), or -1.
+	 */
 	private static long numberAfter(String text, String word) {
-		int at = text.indexOf(word);
-		if (at < 0) {
-			return -1;
+		for (int at = text.indexOf(word); at >= 0; at = text.indexOf(word, at + word.length())) {
+			long value = numberAt(text, at + word.length());
+			if (value >= 0) {
+				return value;
+			}
+		}
+		return -1;
+	}
+
+	/** The integer at a position, an approximate "~" allowed before it, or -1. */
+	private static long numberAt(String text, int from) {
+		int i = from;
+		if (i < text.length() && text.charAt(i) == '~') {
+			i++;
 		}
 		long value = 0;
 		int digits = 0;
-		for (int i = at + word.length(); i < text.length() && digits < 18; i++) {
+		for (; i < text.length() && digits < 18; i++) {
 			char c = text.charAt(i);
 			if (c >= '0' && c <= '9') {
 				value = value * 10 + (c - '0');
@@ -305,7 +365,38 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 		if (!finding.known()) {
 			report(response.status(), errorType);
 		}
-		return Verdict.of(outcome, hint, errorType);
+		Verdict verdict = Verdict.of(outcome, hint, errorType);
+		if (!finding.known()) {
+			verdict = verdict.withRule(Verdict.DEFAULT);
+		}
+		return (outcome == Outcome.AVAILABILITY && isProviderWide(response, errorType, finding.hintText()))
+				? verdict.withProviderWide(true) : verdict;
+	}
+
+	/**
+	 * Whether an availability answer speaks for the provider's whole fleet: a 529, an
+	 * overloaded error type, Azure's shared capacity at peak load, "the service is
+	 * overloaded", OpenAI's "the server is currently overloaded with other requests".
+	 * "The model is overloaded" speaks for one model, a bare "server is overloaded" 503
+	 * for one server: neither is.
+	 */
+	static boolean isProviderWide(ProviderResponse response, @Nullable String errorType, @Nullable String message) {
+		if (response.status() == 529) {
+			return true;
+		}
+		if (errorType != null && PROVIDER_WIDE_TYPES.contains(errorType)) {
+			return true;
+		}
+		if (message == null) {
+			return false;
+		}
+		String text = message.toLowerCase(Locale.ROOT);
+		for (String phrase : PROVIDER_WIDE_PHRASES) {
+			if (text.contains(phrase)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private boolean beyondQuotaThreshold(@Nullable Duration hint) {

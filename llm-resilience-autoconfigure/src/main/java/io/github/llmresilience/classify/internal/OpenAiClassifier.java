@@ -56,6 +56,9 @@ final class OpenAiClassifier extends BuiltInClassifier {
 			Map.entry("service_unavailable", Outcome.AVAILABILITY), Map.entry("api_error", Outcome.AVAILABILITY),
 			Map.entry("overloaded_error", Outcome.AVAILABILITY), Map.entry("engine_overloaded", Outcome.AVAILABILITY),
 			Map.entry("server_overloaded", Outcome.AVAILABILITY), Map.entry("timeout", Outcome.AVAILABILITY),
+			// Azure's Responses API stream errors: no_capacity is the shared pool at peak
+			// load, too_many_requests its translation of a 429
+			Map.entry("no_capacity", Outcome.AVAILABILITY), Map.entry("too_many_requests", Outcome.THROTTLED),
 			Map.entry("500", Outcome.AVAILABILITY), Map.entry("502", Outcome.AVAILABILITY),
 			Map.entry("503", Outcome.AVAILABILITY));
 

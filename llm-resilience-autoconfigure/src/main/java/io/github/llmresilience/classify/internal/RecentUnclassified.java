@@ -10,12 +10,19 @@ import java.util.Map;
 import java.util.Objects;
 
 import io.github.llmresilience.classify.UnclassifiedListener;
+import io.github.llmresilience.classify.Verdict;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The {@code (provider, status, type)} tuples a classifier recently had to default, with
  * how often and when each was seen, so that an operator can add them to the provider's
  * table. Bounded: when full, the tuple seen least recently makes room.
+ *
+ * <p>
+ * Each tuple also says which rule read it last ({@code default}, or the user's
+ * {@code rules[i]}): an operator who adds a rule for a defaulted tuple sees it take over
+ * on the tuple's next answer. Tuples a user's rule decides are kept too, so the list
+ * shows what the user's rules are deciding.
  */
 public final class RecentUnclassified implements UnclassifiedListener {
 
@@ -46,6 +53,15 @@ public final class RecentUnclassified implements UnclassifiedListener {
 
 	@Override
 	public void unclassified(String provider, int status, @Nullable String errorType) {
+		seen(provider, status, errorType, Verdict.DEFAULT);
+	}
+
+	@Override
+	public void decidedByRule(String provider, int status, @Nullable String errorType, String rule) {
+		seen(provider, status, errorType, rule);
+	}
+
+	private void seen(String provider, int status, @Nullable String errorType, String rule) {
 		Key key = new Key(provider, status, errorType);
 		long now = this.clock.millis();
 		synchronized (this.tuples) {
@@ -59,6 +75,7 @@ public final class RecentUnclassified implements UnclassifiedListener {
 			}
 			counts.count++;
 			counts.lastSeen = now;
+			counts.decidedBy = rule;
 		}
 	}
 
@@ -66,8 +83,10 @@ public final class RecentUnclassified implements UnclassifiedListener {
 	public List<Entry> list() {
 		List<Entry> entries = new ArrayList<>();
 		synchronized (this.tuples) {
-			this.tuples.forEach((key, counts) -> entries.add(new Entry(key.provider(), key.status(), key.type(),
-					counts.count, Instant.ofEpochMilli(counts.firstSeen), Instant.ofEpochMilli(counts.lastSeen))));
+			this.tuples.forEach((key,
+					counts) -> entries.add(new Entry(key.provider(), key.status(), key.type(), counts.count,
+							Instant.ofEpochMilli(counts.firstSeen), Instant.ofEpochMilli(counts.lastSeen),
+							counts.decidedBy)));
 		}
 		entries.sort(Comparator.comparing(Entry::lastSeen).reversed());
 		return entries;
@@ -94,9 +113,18 @@ public final class RecentUnclassified implements UnclassifiedListener {
 	 * @param count how often it was seen
 	 * @param firstSeen when it was first seen
 	 * @param lastSeen when it was last seen
+	 * @param decidedBy which rule read its last answer: {@code default} (the status
+	 * alone) or the user's {@code rules[i]}
 	 */
 	public record Entry(String provider, int status, @Nullable String type, long count, Instant firstSeen,
-			Instant lastSeen) {
+			Instant lastSeen, String decidedBy) {
+
+		/** A tuple last read by the status default. */
+		public Entry(String provider, int status, @Nullable String type, long count, Instant firstSeen,
+				Instant lastSeen) {
+			this(provider, status, type, count, firstSeen, lastSeen, Verdict.DEFAULT);
+		}
+
 	}
 
 	private record Key(String provider, int status, @Nullable String type) {
@@ -109,6 +137,8 @@ public final class RecentUnclassified implements UnclassifiedListener {
 		private long lastSeen;
 
 		private long count;
+
+		private String decidedBy = Verdict.DEFAULT;
 
 		Counts(long firstSeen) {
 			this.firstSeen = firstSeen;

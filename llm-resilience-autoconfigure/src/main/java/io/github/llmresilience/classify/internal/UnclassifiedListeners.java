@@ -55,4 +55,19 @@ public final class UnclassifiedListeners implements UnclassifiedListener {
 		}
 	}
 
+	@Override
+	public void decidedByRule(String provider, int status, @Nullable String errorType, String rule) {
+		for (UnclassifiedListener listener : this.listeners) {
+			try {
+				listener.decidedByRule(provider, status, errorType, rule);
+			}
+			catch (VirtualMachineError fatal) {
+				throw fatal;
+			}
+			catch (Throwable ex) {
+				logger.warn("Unclassified listener {} failed", listener, ex);
+			}
+		}
+	}
+
 }

@@ -40,6 +40,8 @@ public abstract class LlmResilienceEvent extends ApplicationEvent {
 			case ACCOUNT_UNPARKED, ACCOUNT_UNLOCKED -> new AccountReleasedEvent(change);
 			case CHAIN_EDITED -> new ChainEditedEvent(change);
 			case FLEET_CONNECTED, FLEET_DISCONNECTED -> new FleetConnectionEvent(change);
+			case PROVIDER_OVERLOADED -> new ProviderOverloadedEvent(change);
+			case CLASSIFICATION_RULES_EDITED -> new ClassificationRulesEditedEvent(change);
 		};
 	}
 

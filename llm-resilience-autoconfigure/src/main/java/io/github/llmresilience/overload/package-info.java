@@ -1,0 +1,9 @@
+/**
+ * Provider-wide overload: an answer that speaks for a provider's whole fleet marks the
+ * provider for a while, and chains prefer other providers meanwhile. Its settings; the
+ * marks are in {@code overload.internal}.
+ */
+@NullMarked
+package io.github.llmresilience.overload;
+
+import org.jspecify.annotations.NullMarked;

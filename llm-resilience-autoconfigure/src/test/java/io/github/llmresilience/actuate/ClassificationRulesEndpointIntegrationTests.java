@@ -1,0 +1,305 @@
+package io.github.llmresilience.actuate;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import io.github.llmresilience.change.StateChange;
+import io.github.llmresilience.change.internal.RecentStateChanges;
+import io.github.llmresilience.classify.ClassificationRule;
+import io.github.llmresilience.classify.ClassificationRules;
+import io.github.llmresilience.context.event.ClassificationRulesEditedEvent;
+import io.github.llmresilience.execute.LlmRejectedException;
+import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.test.FakeProvider;
+import io.github.llmresilience.test.FakeProvider.Reply;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
+import org.springframework.boot.webtestclient.autoconfigure.WebTestClientBuilderCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.event.EventListener;
+import org.springframework.http.MediaType;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.web.reactive.function.client.WebClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/**
+ * An operator edits the classification rules through the {@code llmresilience} endpoint
+ * over real HTTP: the next call is read by the new rules, the endpoint lists the rules in
+ * force and which rule read each recent answer, and every edit is a state change (a log
+ * line, a count, an entry in the recent list, an application event). A rule from
+ * {@code application.yml} is listed too.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
+		classes = ClassificationRulesEndpointIntegrationTests.Application.class,
+		properties = { "llm.resilience.targets.primary.provider=openai", "llm.resilience.targets.primary.model=gpt-4o",
+				"llm.resilience.targets.secondary.provider=openai",
+				"llm.resilience.targets.secondary.model=gpt-4o-mini", "llm.resilience.chains.chat=primary,secondary",
+				"llm.resilience.retry.max-attempts=1", "llm.resilience.classification.rules[0].provider=anthropic",
+				"llm.resilience.classification.rules[0].status=529",
+				"llm.resilience.classification.rules[0].outcome=THROTTLED",
+				"llm.resilience.classification.rules[0].wait=30s",
+				"management.endpoints.web.exposure.include=llmresilience",
+				"management.endpoint.llmresilience.access=unrestricted", "spring.main.web-application-type=reactive" })
+@AutoConfigureWebTestClient
+@ExtendWith(OutputCaptureExtension.class)
+@Timeout(value = ActuatorClients.HANG_MINUTES, unit = TimeUnit.MINUTES)
+class ClassificationRulesEndpointIntegrationTests {
+
+	private static final String TEAPOT = "{\"error\":{\"message\":\"I am a teapot\",\"type\":\"teapot_error\"}}";
+
+	private static final String OK = "{\"choices\":[{\"message\":{\"content\":\"from secondary\"},"
+			+ "\"finish_reason\":\"stop\"}]}";
+
+	private static final FakeProvider provider = new FakeProvider();
+
+	private final WebClient http = WebClient.create();
+
+	@Autowired
+	private WebTestClient client;
+
+	@Autowired
+	private LlmResilience resilience;
+
+	@Autowired
+	private MeterRegistry meters;
+
+	@Autowired
+	private RecentStateChanges recentChanges;
+
+	@Autowired
+	private Edits edits;
+
+	@DynamicPropertySource
+	static void providerUrls(DynamicPropertyRegistry registry) {
+		registry.add("llm.resilience.targets.primary.base-url", () -> provider.baseUrl("primary"));
+		registry.add("llm.resilience.targets.secondary.base-url", () -> provider.baseUrl("secondary"));
+	}
+
+	@AfterAll
+	static void stopProvider() {
+		provider.close();
+	}
+
+	@BeforeEach
+	void cleanState() {
+		provider.resetCounts();
+		provider.always("primary", Reply.json(418, TEAPOT));
+		provider.always("secondary", Reply.ok(OK));
+		ClassificationRules rules = this.resilience.classificationRules();
+		// Back to the configured rule, whatever an earlier test edited.
+		rules.replace(List.of(rules.rules().get(rules.rules().size() - 1)), "test");
+		// A gate an earlier test's rule set is lifted.
+		this.resilience.operator().release("primary/gpt-4o");
+		this.edits.clear();
+	}
+
+	@Test
+	void anOperatorsRuleReadsTheNextCallAndShowsInTheEndpoint(CapturedOutput output) {
+		// Before: a 418 the table does not know is the caller's fault by default.
+		assertThat(catchThrowable(this::chat)).isInstanceOf(LlmRejectedException.class);
+		double countedBefore = transitions();
+
+		post(Map.of("action", "add", "index", "0", "status", "418", "type", "teapot_error", "outcome", "availability"))
+			.expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.rules[0].name")
+			.isEqualTo("rules[0]")
+			.jsonPath("$.rules[0].status")
+			.isEqualTo("418")
+			.jsonPath("$.rules[0].type")
+			.isEqualTo("teapot_error")
+			.jsonPath("$.rules[0].outcome")
+			.isEqualTo("AVAILABILITY")
+			.jsonPath("$.rules[1].provider")
+			.isEqualTo("anthropic")
+			.jsonPath("$.rules[1].wait")
+			.isEqualTo("PT30S");
+
+		// The very next call is read by the new rule: the provider's trouble, so the
+		// chain
+		// fails over.
+		assertThat(chat()).contains("from secondary");
+
+		this.client.get()
+			.uri("/actuator/llmresilience")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.classification.rules.length()")
+			.isEqualTo(2)
+			.jsonPath("$.classification.rules[0].messageContains")
+			.doesNotExist()
+			.jsonPath("$.unclassified[0].type")
+			.isEqualTo("teapot_error")
+			.jsonPath("$.unclassified[0].decidedBy")
+			.isEqualTo("rules[0]")
+			.jsonPath("$.providers.openai.overloaded")
+			.isEqualTo(false)
+			.jsonPath("$.events[0].kind")
+			.isEqualTo("classification-rules-edited")
+			.jsonPath("$.events[0].subject")
+			.isEqualTo("classification.rules");
+
+		// One edit, told once everywhere.
+		assertThat(transitions() - countedBefore).isOne();
+		assertThat(this.recentChanges.list().get(0).kind()).isEqualTo(StateChange.Kind.CLASSIFICATION_RULES_EDITED);
+		assertThat(this.edits.all()).singleElement()
+			.satisfies((edit) -> assertThat(edit.getDetail())
+				.isEqualTo("added rules[0]: status=418 type=teapot_error -> AVAILABILITY (2 in force, by operator)"));
+		assertThat(output.getOut())
+			.contains("llm-resilience classification-rules-edited classification.rules: added rules[0]: status=418");
+
+		// Removing it restores the table's reading, again from the next call.
+		post(Map.of("action", "remove", "index", "0")).expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.rules.length()")
+			.isEqualTo(1);
+		assertThat(catchThrowable(this::chat)).isInstanceOf(LlmRejectedException.class);
+		assertThat(this.edits.all()).hasSize(2);
+	}
+
+	@Test
+	void aReplacedRuleTakesTheIndexItNames() {
+		post(Map.of("action", "replace", "index", "0", "provider", "openai", "messageContains", "TEAPOT", "outcome",
+				"THROTTLED", "wait", "15s"))
+			.expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.rules.length()")
+			.isEqualTo(1)
+			.jsonPath("$.rules[0].messageContains")
+			.isEqualTo("TEAPOT")
+			.jsonPath("$.rules[0].wait")
+			.isEqualTo("PT15S");
+
+		Instant before = Instant.now();
+		assertThat(chat()).contains("from secondary");
+		Instant after = Instant.now();
+
+		// The rule's wait gates the scope (the system clock: 15 s after the answer).
+		assertThat(this.resilience.state().target("primary").scope().gatedUntil())
+			.isBetween(before.plusSeconds(15).minusMillis(1), after.plusSeconds(15).plusMillis(1));
+	}
+
+	@Test
+	void aBadRuleIsA400ThatSaysWhatIsAllowedAndChangesNothing() {
+		List<ClassificationRule> before = this.resilience.classificationRules().rules();
+
+		badRequest(Map.of("action", "add", "status", "418", "outcome", "RETRY"),
+				"outcome must be one of AVAILABILITY, THROTTLED, QUOTA, CREDENTIAL, REQUEST, CONTENT_FILTER, "
+						+ "was 'RETRY'");
+		badRequest(Map.of("action", "add", "outcome", "QUOTA"),
+				"rule needs at least one condition: provider, status, type or message-contains (a rule without one "
+						+ "would classify every answer), was none");
+		badRequest(Map.of("action", "add", "provider", "opneai", "outcome", "QUOTA"),
+				"provider must be a provider id with a classifier: anthropic, azure-openai, bedrock, cohere, gemini, "
+						+ "mistral, openai, openai-compatible, vertex-ai, was 'opneai'");
+		badRequest(Map.of("action", "remove", "index", "7"), "index must be between 0 and 0, was 7");
+		badRequest(Map.of("action", "remove"), "Missing \"index\": the index of the rule to remove, from 0");
+		badRequest(Map.of("action", "remove", "index", "first"),
+				"\"index\" must be a rule's index, from 0, was 'first'");
+		badRequest(Map.of("action", "sort"), "Unknown action 'sort'; allowed: add, replace, remove");
+		this.client.post()
+			.uri("/actuator/llmresilience/classification/tables")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue(Map.of("action", "add"))
+			.exchange()
+			.expectStatus()
+			.isBadRequest();
+
+		assertThat(this.resilience.classificationRules().rules()).isSameAs(before);
+		assertThat(this.edits.all()).isEmpty();
+	}
+
+	private String chat() {
+		return this.resilience
+			.execute("chat",
+					(attempt) -> this.http.post()
+						.uri(attempt.target().baseUrl() + "/v1/chat/completions")
+						.bodyValue("{\"model\":\"" + attempt.target().model() + "\"}")
+						.retrieve()
+						.bodyToMono(String.class))
+			.block();
+	}
+
+	private WebTestClient.ResponseSpec post(Map<String, ?> body) {
+		return this.client.post()
+			.uri("/actuator/llmresilience/classification/rules")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue(body)
+			.exchange();
+	}
+
+	private void badRequest(Map<String, ?> body, String message) {
+		post(body).expectStatus().isBadRequest().expectBody().jsonPath("$.message").isEqualTo(message);
+	}
+
+	private double transitions() {
+		Counter counter = this.meters.find("llm.resilience.state.transitions")
+			.tags("kind", "classification-rules-edited", "subject", "classification.rules")
+			.counter();
+		return (counter != null) ? counter.count() : 0;
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class Application {
+
+		@Bean
+		Edits edits() {
+			return new Edits();
+		}
+
+		// The autowired WebTestClient waits for every answer: see ActuatorClients.
+		@Bean
+		WebTestClientBuilderCustomizer noResponseDeadline() {
+			return (builder) -> builder.responseTimeout(ActuatorClients.NO_DEADLINE);
+		}
+
+	}
+
+	/** Every rule edit the application was told of, in order. */
+	static class Edits {
+
+		private final List<ClassificationRulesEditedEvent> events = new CopyOnWriteArrayList<>();
+
+		@EventListener
+		void on(ClassificationRulesEditedEvent event) {
+			this.events.add(event);
+		}
+
+		List<ClassificationRulesEditedEvent> all() {
+			return List.copyOf(this.events);
+		}
+
+		void clear() {
+			this.events.clear();
+		}
+
+	}
+
+}
