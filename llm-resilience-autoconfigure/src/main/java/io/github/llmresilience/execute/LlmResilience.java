@@ -83,7 +83,7 @@ public final class LlmResilience implements AutoCloseable {
 		Accounts accounts = new Accounts(builder.clock, builder.accounts, events);
 		FleetSync fleet = (builder.fleetStore != null && builder.fleetSettings != null)
 				? new FleetSync(builder.fleetSettings, builder.fleetStore, builder.clock, events, breakers, gate,
-						accounts, registry, builder.fleetPod, builder.random)
+						accounts, registry, builder.fleetPod, builder.random, this.rules)
 				: null;
 		this.fleet = (fleet != null) ? fleet : Fleet.NONE;
 		this.targets = new TargetRuntimes(builder, registry, this.context, classifiers, breakers, gate, accounts,

@@ -76,7 +76,8 @@ public interface FleetStore extends AutoCloseable {
 	 * @param subject a quota scope, an account, a failure domain or a chain
 	 * @param value the reason of a hold, the breaker status an operator set
 	 * ({@code forced-open}, {@code disabled}, {@code closed}), a trial's result
-	 * ({@code ok}, {@code failed}) or a chain's targets, comma-separated
+	 * ({@code ok}, {@code failed}), a chain's targets, comma-separated, or the
+	 * classification rules, encoded
 	 * @param number a hold's duration in milliseconds, or the generation a trial probed
 	 */
 	record Write(Kind kind, String subject, String value, long number) {
@@ -103,7 +104,11 @@ public interface FleetStore extends AutoCloseable {
 			/** A prober's trial ended. */
 			TRIAL,
 			/** A prober gives its lease back unused. */
-			UNPROBE
+			UNPROBE,
+			/**
+			 * An operator edited the classification rules: {@code value} holds them all.
+			 */
+			RULES
 
 		}
 
@@ -118,9 +123,11 @@ public interface FleetStore extends AutoCloseable {
 	 * @param holds the gates, parks and locks in force
 	 * @param operations the operator's lifts since the pod's last known one, oldest first
 	 * @param chains chains an operator set, by name
+	 * @param rules the classification rules an operator set, encoded, or {@code null}
+	 * when none was ever set
 	 */
 	record View(long serverMillis, long operation, List<DomainView> domains, List<Hold> holds,
-			List<Operation> operations, Map<String, List<String>> chains) {
+			List<Operation> operations, Map<String, List<String>> chains, @Nullable String rules) {
 	}
 
 	/**

@@ -116,6 +116,7 @@ public final class RedisFleetStore implements FleetStore {
 		List<Hold> holds = new ArrayList<>();
 		List<Operation> operations = new ArrayList<>();
 		Map<String, List<String>> chains = new LinkedHashMap<>();
+		String rules = null;
 		for (String line : answer.split("\n")) {
 			String[] f = line.split("\t", -1);
 			switch (f[0]) {
@@ -136,10 +137,11 @@ public final class RedisFleetStore implements FleetStore {
 					.add(new Operation(Long.parseLong(f[1]), Write.Kind.valueOf(f[2].toUpperCase(Locale.ROOT)), f[3]));
 				case "c" -> chains.put(f[1],
 						Arrays.stream(f[2].split(",")).map(String::trim).filter((name) -> !name.isEmpty()).toList());
+				case "r" -> rules = (f.length > 1) ? f[1] : "";
 				default -> logger.debug("Unknown fleet line '{}'", f[0]);
 			}
 		}
-		return new View(now, operation, domains, holds, operations, chains);
+		return new View(now, operation, domains, holds, operations, chains, rules);
 	}
 
 	@Override

@@ -20,6 +20,8 @@ import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.breaker.internal.Breakers;
 import io.github.llmresilience.breaker.internal.SharedOutcomes;
 import io.github.llmresilience.change.StateChange;
+import io.github.llmresilience.classify.ClassificationRule;
+import io.github.llmresilience.classify.ClassificationRules;
 import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.fleet.FleetSettings;
 import io.github.llmresilience.fleet.FleetStore;
@@ -68,6 +70,12 @@ public final class FleetSync implements Fleet {
 
 	private final TargetRegistry registry;
 
+	/** The classification rules, shared when given; {@code null} to share none. */
+	private final @Nullable ClassificationRules rules;
+
+	/** Where this pod's own edits are told from the fleet's. */
+	static final String SOURCE = "fleet";
+
 	private final DoubleSupplier random;
 
 	private final String pod;
@@ -96,9 +104,11 @@ public final class FleetSync implements Fleet {
 	/**
 	 * @param pod this pod's id: unique in the fleet, names the prober
 	 * @param random the source of gate jitter, uniform in [0, 1)
+	 * @param rules the classification rules to share, or {@code null}
 	 */
 	public FleetSync(FleetSettings settings, FleetStore store, Clock clock, StateChanges events, Breakers breakers,
-			ThrottleGate gate, Accounts accounts, TargetRegistry registry, String pod, DoubleSupplier random) {
+			ThrottleGate gate, Accounts accounts, TargetRegistry registry, String pod, DoubleSupplier random,
+			@Nullable ClassificationRules rules) {
 		this.settings = settings;
 		this.store = store;
 		this.clock = clock;
@@ -109,6 +119,7 @@ public final class FleetSync implements Fleet {
 		this.registry = registry;
 		this.pod = pod;
 		this.random = random;
+		this.rules = rules;
 		this.executor = Executors.newSingleThreadScheduledExecutor((runnable) -> {
 			Thread thread = new Thread(runnable, "llm-resilience-fleet-" + settings.namespace());
 			thread.setDaemon(true);
@@ -134,6 +145,15 @@ public final class FleetSync implements Fleet {
 			Link link = new Link(breaker);
 			this.links.put(breaker.domain(), link);
 			breaker.share(link);
+		}
+		if (this.rules != null) {
+			// An operator's edit on this pod goes to every pod; one that came from the
+			// fleet does not go back.
+			this.rules.addListener((edit) -> {
+				if (!SOURCE.equals(edit.source())) {
+					command(Write.Kind.RULES, "rules", RuleCodec.encode(edit.rules()), 0);
+				}
+			});
 		}
 		sync();
 		if (periodic) {
@@ -355,7 +375,24 @@ public final class FleetSync implements Fleet {
 				}
 			}
 		});
+		applyRules(view.rules());
 		this.lastSync = this.clock.instant();
+	}
+
+	private void applyRules(@Nullable String encoded) {
+		// An edit of this pod's not yet sent is newer than what the store holds.
+		if (this.rules == null || encoded == null || isPending(Write.Kind.RULES, "rules")) {
+			return;
+		}
+		try {
+			List<ClassificationRule> fleetRules = RuleCodec.decode(encoded);
+			if (!fleetRules.equals(this.rules.rules())) {
+				this.rules.replace(fleetRules, SOURCE);
+			}
+		}
+		catch (IllegalArgumentException ex) {
+			logger.warn("Fleet classification rules not applied: {}", ex.getMessage());
+		}
 	}
 
 	private void lift(Operation operation) {

@@ -102,6 +102,9 @@ for n = 1, w_count do
     redis.call('SET', prefix .. 'ch:' .. subject, value)
     redis.call('SADD', prefix .. 'chi', subject)
     changed = true
+  elseif kind == 'rules' then
+    redis.call('SET', prefix .. 'rules', value)
+    changed = true
   elseif kind == 'breaker' then
     -- An operator's command: forced-open, disabled, closed (close or reset).
     local b = breaker(subject)
@@ -220,6 +223,10 @@ for _, name in ipairs(redis.call('SMEMBERS', prefix .. 'chi')) do
   local v = redis.call('GET', prefix .. 'ch:' .. name)
   if v then lines[#lines + 1] = table.concat({ 'c', name, v }, '\t') end
 end
+
+-- Classification rules an operator set.
+local rules = redis.call('GET', prefix .. 'rules')
+if rules then lines[#lines + 1] = 'r\t' .. rules end
 
 if changed then redis.call('PUBLISH', prefix .. 'hints', pod) end
 return table.concat(lines, '\n')

@@ -10,6 +10,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.change.StateChange;
+import io.github.llmresilience.classify.ClassificationRule;
+import io.github.llmresilience.classify.ClassificationRules;
 import io.github.llmresilience.fleet.FleetSettings;
 import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.state.TargetState.BreakerState.Status;
@@ -269,6 +271,28 @@ class FleetModeTests {
 				assertThat(first.resilience().state().target("primary").breaker().status()).isEqualTo(Status.CLOSED);
 				assertThat(first.resilience().state().chain("chat").targets()).containsExactly("secondary");
 			});
+		}
+	}
+
+	/** An operator's rule edit on one pod reaches every pod and outlives them all. */
+	@Test
+	void aClassificationRuleEditReachesEveryPodAndSurvivesRestarts() {
+		try (FleetPods fleet = FleetPods.onCiRedis()) {
+			FleetSettings settings = new FleetSettings(fleet.namespace, Duration.ofMillis(200), Duration.ofSeconds(30),
+					null, Duration.ofSeconds(10), Duration.ZERO, Duration.ofSeconds(1));
+			List<FleetPods.Pod> pods = new ArrayList<>();
+			for (int i = 1; i <= 3; i++) {
+				pods.add(fleet.start("pod-" + i, Clock.systemUTC(), settings, BreakerSettings.defaults()));
+			}
+			ClassificationRule rule = ClassificationRule.parse("openai", "429", "tokens", "Requested ~", "REQUEST",
+					null);
+			pods.get(0).resilience().classificationRules().add(null, rule, ClassificationRules.OPERATOR);
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> pods.stream()
+					.allMatch((pod) -> pod.resilience().classificationRules().rules().equals(List.of(rule))));
+			fleet.stopAll();
+			FleetPods.Pod restarted = fleet.start("pod-4", Clock.systemUTC(), settings, BreakerSettings.defaults());
+			assertThat(restarted.resilience().classificationRules().rules()).containsExactly(rule);
 		}
 	}
 

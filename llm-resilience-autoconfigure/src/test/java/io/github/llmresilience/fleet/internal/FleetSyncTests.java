@@ -14,6 +14,8 @@ import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.breaker.internal.Breakers;
 import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.change.internal.StateChanges;
+import io.github.llmresilience.classify.ClassificationRule;
+import io.github.llmresilience.classify.ClassificationRules;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.fleet.FleetSettings;
@@ -68,6 +70,8 @@ class FleetSyncTests {
 					new Target("b", "openai", "acct", "gpt-4o", "eu", URI.create("http://localhost"), null)),
 			Map.of("chat", List.of("a", "b")), this.changes);
 
+	final ClassificationRules rules = new ClassificationRules();
+
 	FleetSync fleet;
 
 	/** The store's clock: an hour ahead of the pod's. */
@@ -85,7 +89,7 @@ class FleetSyncTests {
 				new FleetSettings("test", syncInterval, Duration.ofMinutes(2), null, Duration.ofMinutes(1),
 						Duration.ZERO, Duration.ofSeconds(1)),
 				this.store, this.time, this.changes, this.breakers, this.gate, this.accounts, this.registry, "pod-1",
-				() -> 0.5);
+				() -> 0.5, this.rules);
 		// No periodic sync: the test syncs by hand, on virtual time.
 		this.fleet.start(false);
 		return this.fleet;
@@ -262,7 +266,7 @@ class FleetSyncTests {
 		start();
 		assertThat(this.gate.isReleased(this.gate.scope("acct/gpt-4o"))).isFalse();
 		this.store.answer = (sync) -> new View(serverNow(), 1, List.of(closed(0)), List.of(),
-				List.of(new Operation(1, Write.Kind.RELEASE, "acct/gpt-4o")), Map.of("chat", List.of("b")));
+				List.of(new Operation(1, Write.Kind.RELEASE, "acct/gpt-4o")), Map.of("chat", List.of("b")), null);
 		this.fleet.sync();
 		this.fleet.sync();
 		assertThat(this.gate.isReleased(this.gate.scope("acct/gpt-4o"))).isTrue();
@@ -271,12 +275,44 @@ class FleetSyncTests {
 		assertThat(this.events).filteredOn((change) -> change.kind() == StateChange.Kind.CHAIN_EDITED).hasSize(1);
 	}
 
+	@Test
+	void rulesEditedOnThisPodGoToTheFleetAndTheFleetsRulesReplaceThemOnce() {
+		this.store.answer = (sync) -> view(List.of(closed(0)), List.of());
+		start();
+		ClassificationRule rule = ClassificationRule.parse("openai", "4xx", "tokens", "Requested ~, 50% |x", "REQUEST",
+				"30s");
+		this.rules.add(null, rule, ClassificationRules.OPERATOR);
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.store.sent.stream()
+				.flatMap((sync) -> sync.writes().stream())
+				.anyMatch((write) -> write.kind() == Write.Kind.RULES));
+		String encoded = this.store.sent.stream()
+			.flatMap((sync) -> sync.writes().stream())
+			.filter((write) -> write.kind() == Write.Kind.RULES)
+			.findFirst()
+			.orElseThrow()
+			.value();
+		assertThat(encoded).doesNotContain("\t", "\n", "|");
+		assertThat(RuleCodec.decode(encoded)).containsExactly(rule);
+		// Another pod's edit comes back from the store: applied once, not sent back.
+		ClassificationRule other = ClassificationRule.parse(null, "429", null, "high demand", "AVAILABILITY", null);
+		String fleetRules = RuleCodec.encode(List.of(other));
+		this.store.answer = (sync) -> new View(serverNow(), 0, List.of(closed(0)), List.of(), List.of(), Map.of(),
+				fleetRules);
+		int sentBefore = this.store.sent.size();
+		this.fleet.sync();
+		this.fleet.sync();
+		assertThat(this.rules.rules()).containsExactly(other);
+		assertThat(this.store.sent.subList(sentBefore, this.store.sent.size()))
+			.allSatisfy((sync) -> assertThat(sync.writes()).isEmpty());
+	}
+
 	private DomainView closed(long generation) {
 		return new DomainView(DOMAIN, "closed", 0, generation, 0, 0, 0, 0, "", false, "");
 	}
 
 	private View view(List<DomainView> domains, List<Hold> holds) {
-		return new View(serverNow(), 0, domains, holds, List.of(), Map.of());
+		return new View(serverNow(), 0, domains, holds, List.of(), Map.of(), null);
 	}
 
 	/** A store that answers what the test says, on a clock of its own. */
