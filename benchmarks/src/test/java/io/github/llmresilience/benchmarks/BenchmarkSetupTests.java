@@ -144,6 +144,15 @@ class BenchmarkSetupTests {
 	}
 
 	@Test
+	void theAlternatingFleetMeasurementMeasuresBothSides() {
+		assumeRedis();
+		FleetCallPathAlternation.Measured measured = FleetCallPathAlternation.measure(1, 4, 10_000_000L);
+		assertThat(measured.off()).hasSize(4).allSatisfy((nanos) -> assertThat(nanos).isPositive());
+		assertThat(measured.on()).hasSize(4).allSatisfy((nanos) -> assertThat(nanos).isPositive());
+		assertThat(measured.line()).startsWith("4 pairs: fleet off median");
+	}
+
+	@Test
 	void redisCommandsAreCountedPerSyncNotPerCall() throws Exception {
 		assumeThat(FleetRedisCommands.available()).as("redis-server on the PATH (.ci/run installs it)").isTrue();
 		FleetRedisCommands.Measured measured = FleetRedisCommands.measure(2, 200, Duration.ofSeconds(1),
