@@ -17,7 +17,6 @@ import org.openjdk.jmh.results.IterationResult;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
@@ -33,6 +32,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * java -jar benchmarks/target/benchmarks.jar --quick         # a smoke run: numbers are noise
  * java -jar benchmarks/target/benchmarks.jar --fixtures=../shared/fixtures/vendor-errors.json
  * java -jar benchmarks/target/benchmarks.jar json            # on request only: JSON reading, 2 to 3 minutes
+ * java -jar benchmarks/target/benchmarks.jar fleet           # on request only (needs Redis): fleet mode, 1 minute
  * </pre>
  */
 public final class BenchmarkRunner {
@@ -87,10 +87,17 @@ public final class BenchmarkRunner {
 
 	private static final String JSON = ProviderJsonBenchmark.class.getName();
 
+	private static final String COMPOSITION = Resilience4jCompositionBenchmark.class.getName();
+
+	private static final String FLEET = FleetBenchmark.class.getName();
+
+	/** The group that also measures Redis commands (see {@link FleetRedisCommands}). */
+	static final String FLEET_GROUP = "fleet";
+
 	private BenchmarkRunner() {
 	}
 
-	public static void main(String[] args) throws RunnerException {
+	public static void main(String[] args) throws Exception {
 		boolean quick = false;
 		String fixtures = "";
 		List<String> only = new ArrayList<>();
@@ -103,7 +110,8 @@ public final class BenchmarkRunner {
 			}
 			else if (arg.equals("--help") || arg.equals("-h")) {
 				System.out.println("usage: java -jar benchmarks.jar [--quick] [--fixtures=PATH] [GROUP...]");
-				System.out.println("groups: success, contention, failfast, classify (default: all); json on request");
+				System.out.println(
+						"groups: success, contention, failfast, classify (default: all); json and fleet on request");
 				System.out.println("JMH's own command line: java -cp benchmarks.jar org.openjdk.jmh.Main -h");
 				return;
 			}
@@ -114,9 +122,14 @@ public final class BenchmarkRunner {
 		Instant started = Instant.now();
 		double loadBefore = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
 		Map<String, Measured> results = new LinkedHashMap<>();
+		FleetRedisCommands.Measured commands = null;
 		for (Group group : plan(quick)) {
 			if (!group.runs(only)) {
 				continue;
+			}
+			if (group.name().equals(FLEET_GROUP)) {
+				commands = FleetRedisCommands.measure(4, 1000, quick ? Duration.ofSeconds(2) : Duration.ofSeconds(5),
+						quick ? Duration.ofSeconds(3) : Duration.ofSeconds(20));
 			}
 			ChainedOptionsBuilder options = new OptionsBuilder().include(group.include())
 				.threads(group.threads())
@@ -142,6 +155,9 @@ public final class BenchmarkRunner {
 		System.out.println();
 		System.out.println(header(took, loadBefore, loadAfter, quick));
 		System.out.println(table(rows(), results));
+		if (commands != null) {
+			System.out.println(FleetRedisCommands.table(commands));
+		}
 	}
 
 	/**
@@ -161,10 +177,12 @@ public final class BenchmarkRunner {
 		// as the rows are compared between two runs rather than within one.
 		Timing json = quick ? calls : new Timing(2, 3, Duration.ofSeconds(1), 5, Duration.ofSeconds(1));
 		String jsonInclude = SUCCESS + "\\.(bareResilience4j|llmResilienceCall)$|" + JSON + "\\.";
-		return List.of(new Group("success", SUCCESS + "\\.|" + PARTS + "\\.", 1, calls),
+		return List.of(new Group("success", SUCCESS + "\\.|" + PARTS + "\\.|" + COMPOSITION + "\\.", 1, calls),
 				new Group("contention-2", pair, 2, calls), new Group("contention-8", pair, 8, calls),
 				new Group("failfast", FAIL_FAST + "\\.", 1, calls), new Group("classify", CLASSIFY + "\\.", 1, compute),
-				new Group("json", jsonInclude, 1, json, true));
+				new Group("json", jsonInclude, 1, json, true),
+				// Needs a Redis (LLM_RESILIENCE_REDIS_URL) and redis-server on the PATH.
+				new Group(FLEET_GROUP, FLEET + "\\.", 1, calls, true));
 	}
 
 	/** The table's lines, in order, each with its baseline. */
@@ -193,6 +211,14 @@ public final class BenchmarkRunner {
 				bare, ""));
 		rows.add(new Row("accountAndGateChecks@1", "part: account usable + quota scope open checks", bare, ""));
 		rows.add(new Row("ourBreakerPermitAndSuccess@1", "part: our Breaker, permit + success", bare, ""));
+		rows.add(new Row("resilience4jComposedOnExecutor@1",
+				"hand-assembled Resilience4j: Retry + CircuitBreaker + RateLimiter + TimeLimiter, call on a pool thread",
+				bare, ""));
+		rows.add(new Row("resilience4jComposedCompletedFuture@1",
+				"the same four decorators around a completed future (limits nothing: their own cost)", bare, ""));
+		rows.add(new Row("fleetOff@1", "fleet mode off: LlmResilience.call, one-target chain (baseline)", null, ""));
+		rows.add(new Row("fleetOn@1", "fleet mode on (Redis, sync every 1 s): LlmResilience.call", "fleetOff@1",
+				"<= 1.1"));
 		for (int threads : new int[] { 2, 8 }) {
 			String baseline = "bareResilience4j@" + threads;
 			rows.add(new Row(baseline, "bare Resilience4j, " + threads + " threads (baseline)", null, ""));

@@ -1,7 +1,11 @@
 package io.github.llmresilience.benchmarks;
 
+import java.io.IOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,6 +22,7 @@ import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Param;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * Runs no benchmark: checks, once each, that every benchmark measures what its name says,
@@ -26,7 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class BenchmarkSetupTests {
 
 	private static final List<Class<?>> BENCHMARKS = List.of(SuccessPathBenchmark.class, HotPathPartsBenchmark.class,
-			FailFastBenchmark.class, ClassificationBenchmark.class, ProviderJsonBenchmark.class);
+			FailFastBenchmark.class, ClassificationBenchmark.class, ProviderJsonBenchmark.class,
+			Resilience4jCompositionBenchmark.class, FleetBenchmark.class);
 
 	@Test
 	void everySuccessPathBenchmarkAnswers() {
@@ -107,7 +113,72 @@ class BenchmarkSetupTests {
 		}
 		assertThat(BenchmarkRunner.plan(false)).filteredOn(BenchmarkRunner.Group::onRequest)
 			.extracting(BenchmarkRunner.Group::name)
-			.containsExactly("json");
+			.containsExactly("json", BenchmarkRunner.FLEET_GROUP);
+	}
+
+	@Test
+	void theHandAssembledResilience4jCompositionAnswers() throws Exception {
+		Resilience4jCompositionBenchmark benchmark = new Resilience4jCompositionBenchmark();
+		benchmark.setUp();
+		try {
+			assertThat(benchmark.resilience4jComposedOnExecutor()).isEqualTo(SuccessPathBenchmark.ANSWER);
+			assertThat(benchmark.resilience4jComposedCompletedFuture()).isEqualTo(SuccessPathBenchmark.ANSWER);
+		}
+		finally {
+			benchmark.tearDown();
+		}
+	}
+
+	@Test
+	void theFleetBenchmarkAnswersWithFleetModeOnAndOff() {
+		assumeRedis();
+		FleetBenchmark benchmark = new FleetBenchmark();
+		benchmark.setUp();
+		try {
+			assertThat(benchmark.fleetOff()).isEqualTo(SuccessPathBenchmark.ANSWER);
+			assertThat(benchmark.fleetOn()).isEqualTo(SuccessPathBenchmark.ANSWER);
+		}
+		finally {
+			benchmark.checkStillClosed();
+		}
+	}
+
+	@Test
+	void theAlternatingFleetMeasurementMeasuresBothSides() {
+		assumeRedis();
+		FleetCallPathAlternation.Measured measured = FleetCallPathAlternation.measure(1, 4, 10_000_000L);
+		assertThat(measured.off()).hasSize(4).allSatisfy((nanos) -> assertThat(nanos).isPositive());
+		assertThat(measured.on()).hasSize(4).allSatisfy((nanos) -> assertThat(nanos).isPositive());
+		assertThat(measured.line()).startsWith("4 pairs: fleet off median");
+	}
+
+	@Test
+	void redisCommandsAreCountedPerSyncNotPerCall() throws Exception {
+		assumeThat(FleetRedisCommands.available()).as("redis-server on the PATH (.ci/run installs it)").isTrue();
+		FleetRedisCommands.Measured measured = FleetRedisCommands.measure(2, 200, Duration.ofSeconds(1),
+				Duration.ofSeconds(2));
+		assertThat(measured.calls()).isPositive();
+		assertThat(measured.commands()).containsKey("evalsha");
+		// A sync a second per pod, give or take one at each end of the window; far from
+		// one per call (Redis also counts the commands each script runs: not sent).
+		assertThat(measured.sentCommands()).isPositive()
+			.isLessThanOrEqualTo(2L * (Math.round(measured.seconds()) + 2))
+			.isLessThan(measured.calls() / 10);
+		assertThat(FleetRedisCommands.table(measured)).contains("| fleet mode on, a steady load");
+	}
+
+	private static void assumeRedis() {
+		URI uri = URI.create(System.getenv().getOrDefault("LLM_RESILIENCE_REDIS_URL", "redis://127.0.0.1:6379"));
+		int port = (uri.getPort() > 0) ? uri.getPort() : 6379;
+		boolean reachable;
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(uri.getHost(), port), 1000);
+			reachable = true;
+		}
+		catch (IOException ex) {
+			reachable = false;
+		}
+		assumeThat(reachable).as("a Redis server at %s:%d (LLM_RESILIENCE_REDIS_URL)", uri.getHost(), port).isTrue();
 	}
 
 	@Test

@@ -9,8 +9,9 @@ import org.springframework.stereotype.Component;
 
 /**
  * Runs the drill named by {@code --drill=outage|outage-failover|throttle} (with
- * {@code --breaker=on|off}) once the application has started, and prints its report;
- * {@code SampleApplication} then exits.
+ * {@code --breaker=on|off}) or {@code --drill=fleet} (with {@code --pods=40 --rpm=300
+ * --fleet=on|off} and {@code --time-scale=1}) once the application has started, and
+ * prints its report; {@code SampleApplication} then exits.
  */
 @Component
 @ConditionalOnProperty("drill")
@@ -18,12 +19,19 @@ class DrillRunner implements ApplicationRunner {
 
 	private final Drill drill;
 
-	DrillRunner(Drill drill) {
+	private final FleetDrill fleetDrill;
+
+	DrillRunner(Drill drill, FleetDrill fleetDrill) {
 		this.drill = drill;
+		this.fleetDrill = fleetDrill;
 	}
 
 	@Override
 	public void run(ApplicationArguments args) {
+		if (option(args, "drill", "").equals("fleet")) {
+			this.fleetDrill.run(fleetPlan(args)).lines().forEach(System.out::println);
+			return;
+		}
 		boolean breaker = switch (option(args, "breaker", "on")) {
 			case "on" -> true;
 			case "off" -> false;
@@ -33,10 +41,36 @@ class DrillRunner implements ApplicationRunner {
 			case "outage" -> DrillPlan.outage(breaker);
 			case "outage-failover" -> DrillPlan.outageFailover(breaker);
 			case "throttle" -> DrillPlan.throttle(breaker);
-			default -> throw new IllegalArgumentException("--drill must be outage, outage-failover or throttle");
+			default -> throw new IllegalArgumentException("--drill must be outage, outage-failover, throttle or fleet");
 		};
 		// The report is the drill's product, for the terminal: plain lines on stdout.
 		this.drill.run(plan).lines().forEach(System.out::println);
+	}
+
+	static FleetDrillPlan fleetPlan(ApplicationArguments args) {
+		boolean fleet = switch (option(args, "fleet", "on")) {
+			case "on" -> true;
+			case "off" -> false;
+			default -> throw new IllegalArgumentException("--fleet must be on or off");
+		};
+		FleetDrillPlan plan = FleetDrillPlan.of(number(args, "pods", "40"), number(args, "rpm", "300"), fleet);
+		String scale = option(args, "time-scale", "1");
+		try {
+			return plan.scaled(Double.parseDouble(scale));
+		}
+		catch (NumberFormatException ex) {
+			throw new IllegalArgumentException("--time-scale must be a number, was '" + scale + "'");
+		}
+	}
+
+	private static int number(ApplicationArguments args, String name, String fallback) {
+		String value = option(args, name, fallback);
+		try {
+			return Integer.parseInt(value);
+		}
+		catch (NumberFormatException ex) {
+			throw new IllegalArgumentException("--" + name + " must be a whole number, was '" + value + "'");
+		}
 	}
 
 	private static String option(ApplicationArguments args, String name, String fallback) {

@@ -1,0 +1,132 @@
+package io.github.llmresilience.sample;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+
+import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.sample.drill.FleetDrill;
+import io.github.llmresilience.sample.drill.FleetDrillPlan;
+import io.github.llmresilience.sample.drill.FleetDrillReport;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.context.ActiveProfiles;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.util.TestSocketUtils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+/**
+ * The fleet drill, ten times faster ({@code --time-scale=0.1}: a 6 s outage, a 3 s fleet
+ * window, a sync every 100 ms, a trial every 500 ms), in fleet mode against the Redis of
+ * {@code .ci/run} ({@code LLM_RESILIENCE_REDIS_URL}; those tests are skipped when there
+ * is none), and without fleet mode.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE, properties = "sample.simulator.latency-scale=0.05")
+@ActiveProfiles("drill")
+class FleetDrillTests {
+
+	private static final int SIMULATOR_PORT = TestSocketUtils.findAvailableTcpPort();
+
+	@DynamicPropertySource
+	static void simulatorPort(DynamicPropertyRegistry registry) {
+		registry.add("sample.simulator.port", () -> SIMULATOR_PORT);
+	}
+
+	@Autowired
+	private FleetDrill drill;
+
+	static void assumeRedis() {
+		URI uri = URI.create(System.getenv().getOrDefault("LLM_RESILIENCE_REDIS_URL", "redis://127.0.0.1:6379"));
+		int port = (uri.getPort() > 0) ? uri.getPort() : 6379;
+		assumeThat(reachable(uri.getHost(), port))
+			.as("a Redis server at %s:%d (LLM_RESILIENCE_REDIS_URL)", uri.getHost(), port)
+			.isTrue();
+	}
+
+	/**
+	 * The design's fleet: 40 pods at 7.5 calls a (scaled) minute, the default breaker (10
+	 * calls minimum). The fleet opens the domain during the outage after a fraction of
+	 * the calls that a fleet of lone pods sends to the failing provider (300 in 6 s), and
+	 * lets few trials through while it is open.
+	 */
+	@Test
+	void fortyPodsPrintTheFourFiguresAndTheFleetOpensTheDomain() {
+		assumeRedis();
+		FleetDrillPlan scaled = FleetDrillPlan.of(40, 300, true).scaled(0.1);
+		// Not waiting for the recovery: see the second test for it.
+		FleetDrillPlan plan = new FleetDrillPlan(scaled.pods(), scaled.callsPerMinute(), true, scaled.timeScale(),
+				scaled.leadIn(), scaled.outage(), Duration.ofSeconds(1), scaled.window(), scaled.syncInterval(),
+				scaled.probeInterval(), scaled.breaker());
+		FleetDrillReport report = this.drill.run(plan);
+		List<String> lines = report.lines();
+		lines.forEach(System.out::println);
+
+		assertThat(lines).anyMatch((line) -> line.matches("Calls that reached the provider during the outage: \\d+"))
+			.anyMatch((line) -> line.matches("Breaker opened after \\d+(\\.\\d+)? s"))
+			.anyMatch((line) -> line.matches("Trial requests while open: \\d+"))
+			.anyMatch((line) -> line.startsWith("First call served after the provider recovered: "));
+		assertThat(report.openedAfter()).isNotNull().isLessThan(plan.outage());
+		// At least the breaker's minimum; far fewer than the 300 calls the pods make in
+		// the outage.
+		assertThat(report.callsDuringOutage()).isBetween(10L, 150L);
+		assertThat(report.trials()).isLessThanOrEqualTo(plan.outage().dividedBy(plan.probeInterval()) + 2);
+		assertThat(report.failed()).isZero();
+		assertThat(report.unavailable()).isZero();
+	}
+
+	/**
+	 * Fewer pods, each calling every 160 ms (scaled): the fleet sends one trial at a time
+	 * while open, and the first call after the provider recovered is served by it within
+	 * a few probe intervals.
+	 */
+	@Test
+	void theFleetProbesAndServesFromPrimaryAgainAfterTheOutage() {
+		assumeRedis();
+		FleetDrillPlan plan = FleetDrillPlan.of(8, 300, true).scaled(0.1);
+		FleetDrillReport report = this.drill.run(plan);
+		report.lines().forEach(System.out::println);
+
+		assertThat(report.lines())
+			.anyMatch((line) -> line.matches("First call served after the provider recovered: \\d+(\\.\\d+)? s"));
+		assertThat(report.openedAfter()).isNotNull().isLessThan(plan.outage());
+		assertThat(report.trials()).isPositive()
+			.isLessThanOrEqualTo(plan.outage().plus(plan.afterRecovery()).dividedBy(plan.probeInterval()) + 2);
+		assertThat(report.firstServedAfterRecovery()).isNotNull().isLessThan(plan.afterRecovery());
+		assertThat(report.failed()).isZero();
+	}
+
+	@Test
+	void withoutFleetModeNoBreakerOpensAndNoRedisIsNeeded() {
+		// The design's arithmetic: 7.5 calls a minute a pod never reach minimum-calls
+		// 10 in the outage.
+		FleetDrillPlan scaled = FleetDrillPlan.of(40, 300, false).scaled(0.1);
+		FleetDrillPlan plan = new FleetDrillPlan(scaled.pods(), scaled.callsPerMinute(), false, scaled.timeScale(),
+				scaled.leadIn(), scaled.outage(), Duration.ofSeconds(2), scaled.window(), scaled.syncInterval(),
+				scaled.probeInterval(), BreakerSettings.defaults());
+		FleetDrillReport report = this.drill.run(plan);
+		report.lines().forEach(System.out::println);
+
+		assertThat(report.lines()).contains("Breaker opened after: never", "Trial requests while open: 0");
+		assertThat(report.callsDuringOutage()).isGreaterThan(150);
+		assertThat(report.firstServedAfterRecovery()).isNotNull();
+	}
+
+	private static boolean reachable(String host, int port) {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(host, port), 1000);
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+}
