@@ -113,6 +113,7 @@ final class ChainRun {
 			ChainStep skip = target.admit();
 			if (skip != null) {
 				step(skip);
+				this.context.observer().onSkipped(this.chain, target.target(), skip.skipped());
 				continue;
 			}
 			this.targetAttempts = 0;
@@ -134,6 +135,7 @@ final class ChainRun {
 			return target;
 		}
 		step(skip);
+		this.context.observer().onSkipped(this.chain, target.target(), skip.skipped());
 		return nextTarget();
 	}
 
