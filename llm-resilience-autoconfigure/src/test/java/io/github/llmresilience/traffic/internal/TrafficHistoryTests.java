@@ -2,10 +2,14 @@ package io.github.llmresilience.traffic.internal;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
 
 import io.github.llmresilience.classify.Outcome;
@@ -81,14 +85,36 @@ class TrafficHistoryTests {
 
 	@Test
 	void aClockThatGoesBackNeverOverwritesALaterSecond() {
-		this.time.advance(Duration.ofSeconds(10));
-		this.traffic.onAttempt("chat", PRIMARY, Verdict.success(), 1);
-		ManualTime earlier = new ManualTime(this.time.instant().minusSeconds(10));
-		TrafficHistory.Window before = this.traffic.window("primary", this.time.instant());
-		// An event stamped ten seconds earlier maps to the same slot: it is dropped.
-		TrafficHistory late = new TrafficHistory(earlier, Duration.ofSeconds(10));
-		late.onAttempt("chat", PRIMARY, Verdict.success(), 1);
-		assertThat(this.traffic.window("primary", this.time.instant()).requests()).containsExactly(before.requests());
+		Instant start = Instant.parse("2026-01-01T00:00:10Z");
+		AtomicReference<Instant> now = new AtomicReference<>(start);
+		Clock settable = new Clock() {
+
+			@Override
+			public ZoneId getZone() {
+				return ZoneOffset.UTC;
+			}
+
+			@Override
+			public Clock withZone(ZoneId zone) {
+				return this;
+			}
+
+			@Override
+			public Instant instant() {
+				return now.get();
+			}
+
+		};
+		TrafficHistory history = new TrafficHistory(settable, Duration.ofSeconds(10));
+		history.onAttempt("chat", PRIMARY, Verdict.success(), 1);
+		// Ten seconds back is the same slot: the earlier second must not evict the later.
+		now.set(start.minusSeconds(10));
+		history.onAttempt("chat", PRIMARY, Verdict.of(Outcome.AVAILABILITY), 1);
+
+		TrafficHistory.Window window = history.window("primary", start);
+		assertThat(window.requests()).endsWith(1);
+		assertThat(IntStream.of(window.requests()).sum()).isEqualTo(1);
+		assertThat(IntStream.of(window.failures()).sum()).isZero();
 	}
 
 	@Test
