@@ -179,7 +179,8 @@ class StatusPageAndDashboardTests {
 			referenced.addAll(names);
 		}
 		assertThat(referenced).contains("llm_resilience_breaker_state", "llm_resilience_breaker_failure_rate",
-				"llm_resilience_breaker_slow_call_rate", "llm_resilience_gated_scopes",
+				"llm_resilience_breaker_slow_call_rate", "llm_resilience_breaker_failure_rate_threshold",
+				"llm_resilience_breaker_slow_call_rate_threshold", "llm_resilience_gated_scopes",
 				"llm_resilience_parked_accounts", "llm_resilience_retries_total", "llm_resilience_calls_seconds_bucket",
 				"http_server_requests_seconds_bucket", "llm_resilience_classification_unclassified_total");
 		assertThat(exported).containsAll(referenced);
