@@ -248,10 +248,12 @@ class LlmResilienceStatusPageIntegrationTests {
 			return new ManualTime();
 		}
 
-		// The autowired WebTestClient waits for every answer: see ActuatorClients.
+		// The autowired WebTestClient waits for every answer, each on a connection of its
+		// own: see ActuatorClients.
 		@Bean
 		WebTestClientBuilderCustomizer noResponseDeadline() {
-			return (builder) -> builder.responseTimeout(ActuatorClients.NO_DEADLINE);
+			return (builder) -> ActuatorClients.oneConnectionPerRequest(builder)
+				.responseTimeout(ActuatorClients.NO_DEADLINE);
 		}
 
 	}
