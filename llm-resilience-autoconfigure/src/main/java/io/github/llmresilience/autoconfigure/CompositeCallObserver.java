@@ -4,6 +4,7 @@ import java.util.List;
 
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.CallObserver;
+import io.github.llmresilience.execute.ChainStep;
 import io.github.llmresilience.execute.LlmUnavailableException;
 import io.github.llmresilience.target.Target;
 
@@ -63,6 +64,13 @@ final class CompositeCallObserver implements CallObserver {
 	public void onRejected(String chain, Target target, Verdict verdict, long nanos) {
 		for (CallObserver observer : this.observers) {
 			observer.onRejected(chain, target, verdict, nanos);
+		}
+	}
+
+	@Override
+	public void onSkipped(String chain, Target target, ChainStep.Skip why) {
+		for (CallObserver observer : this.observers) {
+			observer.onSkipped(chain, target, why);
 		}
 	}
 

@@ -55,4 +55,11 @@ public interface CallObserver {
 	default void onRejected(String chain, Target target, Verdict verdict, long nanos) {
 	}
 
+	/**
+	 * The target was passed over without a request: its account, quota scope or breaker
+	 * refused the call (a fail-fast).
+	 */
+	default void onSkipped(String chain, Target target, ChainStep.Skip why) {
+	}
+
 }

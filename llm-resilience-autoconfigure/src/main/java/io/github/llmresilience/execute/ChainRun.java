@@ -122,6 +122,7 @@ final class ChainRun {
 			ChainStep skip = target.admit();
 			if (skip != null) {
 				step(skip);
+				this.context.observer().onSkipped(this.chain, target.target(), skip.skipped());
 				continue;
 			}
 			this.targetAttempts = 0;
@@ -186,6 +187,7 @@ final class ChainRun {
 			return target;
 		}
 		step(skip);
+		this.context.observer().onSkipped(this.chain, target.target(), skip.skipped());
 		return nextTarget();
 	}
 

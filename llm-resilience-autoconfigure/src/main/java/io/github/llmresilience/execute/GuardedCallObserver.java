@@ -84,6 +84,16 @@ final class GuardedCallObserver implements CallObserver {
 		}
 	}
 
+	@Override
+	public void onSkipped(String chain, Target target, ChainStep.Skip why) {
+		try {
+			this.delegate.onSkipped(chain, target, why);
+		}
+		catch (RuntimeException | LinkageError | AssertionError ex) {
+			failed(ex);
+		}
+	}
+
 	private void failed(Throwable ex) {
 		logger.warn("Call observer {} failed", this.delegate, ex);
 	}

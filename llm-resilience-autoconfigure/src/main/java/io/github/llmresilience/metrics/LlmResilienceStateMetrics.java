@@ -2,6 +2,7 @@ package io.github.llmresilience.metrics;
 
 import java.util.Objects;
 
+import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.execute.LlmResilience;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -10,7 +11,8 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 /**
  * Gauges of what is out of service now: quota scopes gated after a rate limit, accounts
  * parked after a quota answer, accounts locked after credential errors. Read when the
- * registry is scraped, from the executor's state.
+ * registry is scraped, from the executor's state. And each failure domain's breaker
+ * thresholds, so that a dashboard draws the rates against the thresholds in force.
  */
 public class LlmResilienceStateMetrics implements MeterBinder {
 
@@ -25,6 +27,16 @@ public class LlmResilienceStateMetrics implements MeterBinder {
 
 	/** Accounts locked now (gauge). */
 	public static final String LOCKED_ACCOUNTS = "llm.resilience.locked.accounts";
+
+	/**
+	 * A failure domain's failure-rate threshold, in percent (gauge, tag {@code name}).
+	 */
+	public static final String FAILURE_RATE_THRESHOLD = "llm.resilience.breaker.failure.rate.threshold";
+
+	/**
+	 * A failure domain's slow-call-rate threshold, in percent (gauge, tag {@code name}).
+	 */
+	public static final String SLOW_CALL_RATE_THRESHOLD = "llm.resilience.breaker.slow.call.rate.threshold";
 
 	private final LlmResilience resilience;
 
@@ -53,6 +65,19 @@ public class LlmResilienceStateMetrics implements MeterBinder {
 			.description("Accounts locked after consecutive credential errors")
 			.strongReference(true)
 			.register(registry);
+		// Thresholds are settled at startup: one constant series per failure domain,
+		// tagged like Resilience4j's breaker meters.
+		this.resilience.state().breakers().forEach((domain, breaker) -> {
+			BreakerSettings settings = breaker.settings();
+			Gauge.builder(FAILURE_RATE_THRESHOLD, settings::failureRateThreshold)
+				.description("Failure rate, in percent, that opens the breaker")
+				.tag("name", domain)
+				.register(registry);
+			Gauge.builder(SLOW_CALL_RATE_THRESHOLD, settings::slowCallRateThreshold)
+				.description("Slow-call rate, in percent, that opens the breaker")
+				.tag("name", domain)
+				.register(registry);
+		});
 		if (this.resilience.fleet().enabled()) {
 			Gauge.builder(FLEET_CONNECTED, this.resilience, LlmResilienceStateMetrics::connected)
 				.description("Whether this pod reaches the fleet's store (1) or decides alone (0)")

@@ -2,6 +2,7 @@ package io.github.llmresilience.actuate;
 
 import java.time.Duration;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
@@ -24,6 +25,18 @@ final class ActuatorClients {
 	 */
 	static final Duration NO_DEADLINE = Duration.ofNanos(Long.MAX_VALUE);
 
+	/**
+	 * Every exchange on a connection of its own ({@code Connection: close}). Reactor
+	 * Netty 1.3.6's server can stop reading a keep-alive connection when the next request
+	 * comes before the previous one's operations have terminated
+	 * (reactor/reactor-netty#4347, #4361): the request is never answered and the test
+	 * hangs with every thread idle. It happened twice in full builds, in a GET right
+	 * after another on the same connection.
+	 */
+	static WebTestClient.Builder oneConnectionPerRequest(WebTestClient.Builder builder) {
+		return builder.defaultHeader(HttpHeaders.CONNECTION, "close");
+	}
+
 	/** How long a test may run before it is reported as hung (never a latency budget). */
 	static final long HANG_MINUTES = 10;
 
@@ -35,8 +48,7 @@ final class ActuatorClients {
 	 * deadline.
 	 */
 	static WebTestClient to(int port, String path) {
-		return WebTestClient.bindToServer()
-			.baseUrl("http://127.0.0.1:" + port + path)
+		return oneConnectionPerRequest(WebTestClient.bindToServer()).baseUrl("http://127.0.0.1:" + port + path)
 			.responseTimeout(NO_DEADLINE)
 			.build();
 	}

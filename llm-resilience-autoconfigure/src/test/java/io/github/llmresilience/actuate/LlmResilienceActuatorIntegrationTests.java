@@ -700,10 +700,12 @@ class LlmResilienceActuatorIntegrationTests {
 			return new EventCollector();
 		}
 
-		// The autowired WebTestClient waits for every answer: see ActuatorClients.
+		// The autowired WebTestClient waits for every answer, each on a connection of its
+		// own: see ActuatorClients.
 		@Bean
 		WebTestClientBuilderCustomizer noResponseDeadline() {
-			return (builder) -> builder.responseTimeout(ActuatorClients.NO_DEADLINE);
+			return (builder) -> ActuatorClients.oneConnectionPerRequest(builder)
+				.responseTimeout(ActuatorClients.NO_DEADLINE);
 		}
 
 	}

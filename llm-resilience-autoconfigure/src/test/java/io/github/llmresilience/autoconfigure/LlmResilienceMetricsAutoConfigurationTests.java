@@ -41,6 +41,14 @@ class LlmResilienceMetricsAutoConfigurationTests {
 			assertThat(registry.get("llm.resilience.gated.scopes").gauge().value()).isZero();
 			assertThat(registry.get("llm.resilience.parked.accounts").gauge().value()).isZero();
 			assertThat(registry.get("llm.resilience.locked.accounts").gauge().value()).isZero();
+			assertThat(registry.get("llm.resilience.breaker.failure.rate.threshold")
+				.tags("name", "openai/gpt-4o/global")
+				.gauge()
+				.value()).isEqualTo(50);
+			assertThat(registry.get("llm.resilience.breaker.slow.call.rate.threshold")
+				.tags("name", "openai/gpt-4o/global")
+				.gauge()
+				.value()).isEqualTo(50);
 			assertThat(registry.get("llm.resilience.breaker.state")
 				.tags("name", "openai/gpt-4o/global", "state", "closed")
 				.gauge()

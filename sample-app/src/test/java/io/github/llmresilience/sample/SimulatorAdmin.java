@@ -5,6 +5,7 @@ import java.time.Duration;
 import io.github.llmresilience.sample.simulator.SimulatedProviders;
 import io.github.llmresilience.sample.simulator.TargetStats;
 
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
@@ -16,8 +17,11 @@ public final class SimulatorAdmin {
 	private final WebTestClient http;
 
 	public SimulatorAdmin(int port) {
+		// A connection per request: Reactor Netty 1.3.6's server can leave a keep-alive
+		// request unanswered (reactor/reactor-netty#4347).
 		this.http = WebTestClient.bindToServer()
 			.baseUrl("http://127.0.0.1:" + port)
+			.defaultHeader(HttpHeaders.CONNECTION, "close")
 			.responseTimeout(Duration.ofSeconds(30))
 			.build();
 	}
