@@ -288,11 +288,11 @@ public record StatusPageView(Instant at, List<Chain> chains, List<Target> target
 	}
 
 	/**
-	 * Fleet mode's view (reserved for the fleet mode; {@code null} while it is absent).
+	 * Fleet mode's view; {@code null} without fleet mode.
 	 *
-	 * @param connected whether this instance reaches the fleet's shared state
-	 * @param prober the instance that sends the trial calls, or {@code null} when none
-	 * does
+	 * @param connected whether this pod reaches the fleet's store
+	 * @param prober the pods that hold a probe lease, each with its failure domain, or
+	 * {@code null} when none does
 	 */
 	public record Fleet(boolean connected, @Nullable String prober) {
 

@@ -2,11 +2,15 @@ package io.github.llmresilience.autoconfigure;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.StringJoiner;
 
 import io.github.llmresilience.actuate.LlmResilienceStatusPageEndpoint;
+import io.github.llmresilience.actuate.StatusPageView;
 import io.github.llmresilience.change.internal.RecentStateChanges;
 import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.state.FleetState;
 import io.github.llmresilience.traffic.internal.TrafficHistory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -56,7 +60,23 @@ public final class LlmResilienceStatusPageAutoConfiguration {
 	LlmResilienceStatusPageEndpoint llmResilienceStatusPageEndpoint(LlmResilience resilience,
 			ObjectProvider<RecentStateChanges> recentChanges, ObjectProvider<TrafficHistory> traffic) {
 		return new LlmResilienceStatusPageEndpoint(resilience, recentChanges.getIfAvailable(), traffic.getIfAvailable(),
-				null);
+				() -> fleet(resilience.fleet()));
+	}
+
+	/**
+	 * Fleet mode's panel: connected or not, and which pod probes which failure domain.
+	 */
+	static StatusPageView.@Nullable Fleet fleet(FleetState fleet) {
+		if (!fleet.enabled()) {
+			return null;
+		}
+		StringJoiner probers = new StringJoiner(", ");
+		fleet.domains().forEach((domain, state) -> {
+			if (!state.prober().isEmpty()) {
+				probers.add(state.prober() + " (" + domain + ")");
+			}
+		});
+		return new StatusPageView.Fleet(fleet.connected(), (probers.length() > 0) ? probers.toString() : null);
 	}
 
 	/**

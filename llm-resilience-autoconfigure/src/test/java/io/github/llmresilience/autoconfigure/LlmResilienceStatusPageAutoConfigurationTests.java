@@ -1,10 +1,14 @@
 package io.github.llmresilience.autoconfigure;
 
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.IntStream;
 
 import io.github.llmresilience.actuate.LlmResilienceStatusPageEndpoint;
+import io.github.llmresilience.actuate.StatusPageView;
 import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.state.FleetState;
 import io.github.llmresilience.traffic.internal.TrafficHistory;
 import org.junit.jupiter.api.Test;
 
@@ -117,6 +121,19 @@ class LlmResilienceStatusPageAutoConfigurationTests {
 			.map((operation) -> operation.getRequestPredicate().getHttpMethod() + " /actuator/"
 					+ operation.getRequestPredicate().getPath())
 			.toList();
+	}
+
+	@Test
+	void theFleetPanelShowsWhetherThePodIsConnectedAndWhoProbes() {
+		assertThat(LlmResilienceStatusPageAutoConfiguration.fleet(FleetState.LOCAL)).isNull();
+		FleetState fleet = new FleetState(true, true, "orders", "pod-1", Instant.EPOCH,
+				Map.of("openai/gpt-4o/us", new FleetState.Domain("open", 0, 0, 0, 1, "pod-3", "trial failed"),
+						"anthropic/claude/us", new FleetState.Domain("closed", 10, 0, 0, 0, "", "")));
+		assertThat(LlmResilienceStatusPageAutoConfiguration.fleet(fleet))
+			.isEqualTo(new StatusPageView.Fleet(true, "pod-3 (openai/gpt-4o/us)"));
+		FleetState alone = new FleetState(true, false, "orders", "pod-1", null, Map.of());
+		assertThat(LlmResilienceStatusPageAutoConfiguration.fleet(alone))
+			.isEqualTo(new StatusPageView.Fleet(false, null));
 	}
 
 }
