@@ -13,6 +13,7 @@ import io.github.llmresilience.change.internal.RecentStateChanges;
 import io.github.llmresilience.classify.internal.RecentUnclassified;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.state.Operator;
+import io.github.llmresilience.state.FleetState;
 import io.github.llmresilience.state.ResilienceState;
 import io.github.llmresilience.state.TargetState;
 import org.jspecify.annotations.Nullable;
@@ -102,7 +103,8 @@ public class LlmResilienceEndpoint {
 		}
 		List<RecentUnclassified.Entry> unclassified = (this.recentUnclassified != null) ? this.recentUnclassified.list()
 				: List.of();
-		return new LlmResilienceDescriptor(targets, chains, events, unclassified);
+		return new LlmResilienceDescriptor(targets, chains, events, unclassified,
+				state.fleet().enabled() ? state.fleet() : null);
 	}
 
 	/** One target; {@code null} (404 over the web) when there is no such target. */
@@ -213,10 +215,12 @@ public class LlmResilienceEndpoint {
 	 * @param events the recent state changes, newest first
 	 * @param unclassified the recently defaulted {@code (provider, status, type)} tuples,
 	 * the most recent first
+	 * @param fleet in fleet mode, whether this pod reaches the fleet's store and which
+	 * pod probes each open failure domain; {@code null} otherwise
 	 */
 	public record LlmResilienceDescriptor(Map<String, TargetDescriptor> targets, Map<String, ChainDescriptor> chains,
-			List<StateChangeDescriptor> events,
-			List<RecentUnclassified.Entry> unclassified) implements OperationResponseBody {
+			List<StateChangeDescriptor> events, List<RecentUnclassified.Entry> unclassified,
+			@Nullable FleetState fleet) implements OperationResponseBody {
 
 	}
 

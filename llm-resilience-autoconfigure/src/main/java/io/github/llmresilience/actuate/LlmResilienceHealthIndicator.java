@@ -66,7 +66,7 @@ public class LlmResilienceHealthIndicator implements HealthIndicator {
 			if (fleet.lastSync() != null) {
 				detail.put("lastSync", fleet.lastSync().toString());
 			}
-			detail.put("probers", fleet.probers());
+			detail.put("domains", fleet.domains());
 			health.withDetail("fleet", detail);
 		}
 		return health.build();

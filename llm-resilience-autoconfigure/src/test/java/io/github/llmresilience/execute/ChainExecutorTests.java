@@ -471,7 +471,8 @@ class ChainExecutorTests {
 		});
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.h.provider.requests("primary") == 1);
 		this.h.time.advance(Duration.ofSeconds(30));
-		assertThat(this.h.time.await(answer, this.h.inFlight::get)).isEqualTo(FakeProviderBodies.OK_SECONDARY);
+		assertThat(this.h.time.await(answer, this.h.inFlight::get, Duration.ofSeconds(10)))
+			.isEqualTo(FakeProviderBodies.OK_SECONDARY);
 		assertThat(interruptLeaked).isFalse();
 		assertThat(this.h.resilience.state().target("primary").breaker().failedCalls()).isEqualTo(1);
 	}

@@ -251,7 +251,8 @@ class WebIntegrationTests {
 
 		CompletableFuture<String> answer = CompletableFuture
 			.supplyAsync(() -> client.post().uri("/v1/chat/completions").body("{}").retrieve().body(String.class));
-		assertThat(this.h.time.await(answer, this.h.inFlight::get)).isEqualTo(FakeProviderBodies.OK);
+		assertThat(this.h.time.await(answer, this.h.inFlight::get, Duration.ofSeconds(10)))
+			.isEqualTo(FakeProviderBodies.OK);
 		assertThat(this.h.provider.requests("primary")).isEqualTo(2);
 		assertBreakerRecorded(1, 1);
 	}

@@ -71,6 +71,14 @@ public final class Breaker {
 	/** Whether a call wanted this domain while the fleet held it open. */
 	private volatile boolean demand;
 
+	/** When a call last wanted this domain while the fleet held it open. */
+	private volatile long lastDemandMillis;
+
+	/**
+	 * The time between the last two such calls: how long this pod takes to call again.
+	 */
+	private volatile long demandGapMillis;
+
 	/** Why the next transition happens, when the fleet made it; read by its event. */
 	private volatile @Nullable String fleetReason;
 
@@ -108,6 +116,12 @@ public final class Breaker {
 	public boolean tryAcquire() {
 		if (this.fleetHeld) {
 			if (!this.trialGranted) {
+				long now = this.clock.millis();
+				long last = this.lastDemandMillis;
+				if (last != 0 && now > last) {
+					this.demandGapMillis = now - last;
+				}
+				this.lastDemandMillis = now;
 				this.demand = true;
 				return false;
 			}
@@ -345,6 +359,14 @@ public final class Breaker {
 		}
 	}
 
+	/**
+	 * The fleet's store is away: this pod decides alone again. A domain the fleet held
+	 * open stays open here until the fleet's end, then takes its own trials.
+	 */
+	public synchronized void leaveFleet() {
+		this.fleetHeld = false;
+	}
+
 	/** This pod won the fleet's probe lease: its next call is the domain's trial. */
 	public void grantTrial() {
 		if (this.fleetHeld) {
@@ -372,6 +394,15 @@ public final class Breaker {
 	/** Whether the fleet holds this domain open. */
 	public boolean isFleetHeld() {
 		return this.fleetHeld;
+	}
+
+	/**
+	 * How long this pod took between its last two calls that wanted this domain while the
+	 * fleet held it open; 0 before two such calls. A pod that calls rarely needs a
+	 * granted trial kept for longer before it is given back unused.
+	 */
+	public long demandGapMillis() {
+		return this.demandGapMillis;
 	}
 
 	/** Whether a call wanted this domain since the last look, while the fleet held it. */

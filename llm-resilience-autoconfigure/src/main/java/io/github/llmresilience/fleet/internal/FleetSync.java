@@ -89,7 +89,7 @@ public final class FleetSync implements Fleet {
 
 	private volatile @Nullable Instant lastSync;
 
-	private volatile Map<String, String> probers = Map.of();
+	private volatile Map<String, FleetState.Domain> domains = Map.of();
 
 	private volatile boolean closed;
 
@@ -122,14 +122,24 @@ public final class FleetSync implements Fleet {
 	 * store's command timeout), then sync every interval and on every hint.
 	 */
 	public void start() {
+		start(true);
+	}
+
+	/**
+	 * Start, with or without the periodic sync: this package's tests sync by hand on
+	 * virtual time, with only writes and hints triggering one by themselves.
+	 */
+	void start(boolean periodic) {
 		for (Breaker breaker : this.breakers.all()) {
 			Link link = new Link(breaker);
 			this.links.put(breaker.domain(), link);
 			breaker.share(link);
 		}
 		sync();
-		long interval = this.settings.syncInterval().toNanos();
-		this.executor.scheduleWithFixedDelay(this::sync, interval, interval, TimeUnit.NANOSECONDS);
+		if (periodic) {
+			long interval = this.settings.syncInterval().toNanos();
+			this.executor.scheduleWithFixedDelay(this::syncLoop, interval, interval, TimeUnit.NANOSECONDS);
+		}
 		try {
 			this.store.listen(this::trigger);
 		}
@@ -145,7 +155,7 @@ public final class FleetSync implements Fleet {
 			try {
 				this.executor.execute(() -> {
 					this.triggered.set(false);
-					sync();
+					syncLoop();
 				});
 			}
 			catch (RuntimeException ex) {
@@ -199,7 +209,7 @@ public final class FleetSync implements Fleet {
 	public FleetState state() {
 		Boolean connected = this.connected;
 		return new FleetState(true, connected != null && connected, this.settings.namespace(), this.pod, this.lastSync,
-				this.probers);
+				this.domains);
 	}
 
 	@Override
@@ -216,7 +226,20 @@ public final class FleetSync implements Fleet {
 
 	// Sync
 
-	/** One round trip; never throws. */
+	/**
+	 * A sync on the fleet's thread: whatever goes wrong, the loop goes on (an executor
+	 * stops a periodic task for good at its first throw).
+	 */
+	private void syncLoop() {
+		try {
+			sync();
+		}
+		catch (Throwable ex) {
+			logger.warn("Fleet sync failed", ex);
+		}
+	}
+
+	/** One round trip; a store's failure or garbage never throws out of it. */
 	synchronized void sync() {
 		if (this.closed && this.connected != null) {
 			return;
@@ -250,6 +273,12 @@ public final class FleetSync implements Fleet {
 				}
 			}
 			requeue(writes);
+			if (!Boolean.FALSE.equals(this.connected)) {
+				// Alone now: no pod could win a lease for this one, so a domain the fleet
+				// held open must not stay shut to it; the fleet's state is applied again,
+				// whole, when the store is back.
+				this.links.values().forEach(Link::leave);
+			}
 			connected(false, ex);
 			return;
 		}
@@ -293,17 +322,16 @@ public final class FleetSync implements Fleet {
 	private void apply(FleetStore.View view) {
 		// The store's clock and this pod's differ: every end is moved by their offset.
 		long offset = this.clock.millis() - view.serverMillis();
-		Map<String, String> probers = new TreeMap<>();
+		Map<String, FleetState.Domain> domains = new TreeMap<>();
 		for (DomainView domain : view.domains()) {
 			Link link = this.links.get(domain.domain());
 			if (link != null) {
 				link.apply(domain, offset);
 			}
-			if (!domain.prober().isEmpty()) {
-				probers.put(domain.domain(), domain.prober());
-			}
+			domains.put(domain.domain(), new FleetState.Domain(domain.status(), domain.calls(), domain.failures(),
+					domain.slow(), domain.openings(), domain.prober(), domain.reason()));
 		}
-		this.probers = Collections.unmodifiableMap(probers);
+		this.domains = Collections.unmodifiableMap(domains);
 		if (this.knownOperation >= 0) {
 			for (Operation operation : view.operations()) {
 				if (operation.sequence() > this.knownOperation) {
@@ -437,9 +465,14 @@ public final class FleetSync implements Fleet {
 		}
 
 		FleetStore.DomainCounts counts(long now) {
-			// A lease won but unused (no call came) goes back, so another pod may probe.
-			if (this.breaker.isTrialGranted() && now - this.grantedAtMillis > 2 * settingsInterval()
-					&& this.breaker.revokeTrial()) {
+			// A lease won but unused goes back, so that another pod may probe: after two
+			// sync intervals, or twice the time this pod takes to call again when it
+			// calls
+			// more rarely (a pod calling every 8 s would otherwise never keep one), never
+			// beyond the lease itself.
+			long patience = Math.min(Math.max(2 * settingsInterval(), 2 * this.breaker.demandGapMillis()),
+					FleetSync.this.settings.probeLease().toMillis());
+			if (this.breaker.isTrialGranted() && now - this.grantedAtMillis > patience && this.breaker.revokeTrial()) {
 				command(Write.Kind.UNPROBE, this.breaker.domain(), "", 0);
 			}
 			boolean wantsProbe = this.breaker.takeDemand() && this.breaker.isFleetHeld()
@@ -447,6 +480,11 @@ public final class FleetSync implements Fleet {
 			return new FleetStore.DomainCounts(this.breaker.domain(), this.calls.sumThenReset(),
 					this.failures.sumThenReset(), this.slow.sumThenReset(), this.breaker.settings(),
 					FleetSync.this.settings.probeInterval(), wantsProbe, FleetSync.this.settings.probeLease());
+		}
+
+		void leave() {
+			this.generation = -1;
+			this.breaker.leaveFleet();
 		}
 
 		void giveBack(FleetStore.DomainCounts counts) {

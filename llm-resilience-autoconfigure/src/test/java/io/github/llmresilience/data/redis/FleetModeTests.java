@@ -75,6 +75,11 @@ class FleetModeTests {
 			assertThat(pods)
 				.allSatisfy((pod) -> assertThat(pod.resilience().state().target("primary").breaker().status())
 					.isIn(Status.OPEN, Status.HALF_OPEN));
+			assertThat(pods.get(39).resilience().fleet().domains().get("openai/gpt-4o/region-primary"))
+				.satisfies((domain) -> {
+					assertThat(domain.status()).isEqualTo("open");
+					assertThat(domain.reason()).startsWith("failure rate 100.0%").endsWith("calls across the fleet");
+				});
 			int reached = fleet.provider.requests("primary");
 			System.out.printf("Fleet on: breaker opened after %d ms, %d requests reached the primary%n",
 					openedAfter.toMillis(), reached);

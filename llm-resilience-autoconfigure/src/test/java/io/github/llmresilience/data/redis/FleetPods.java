@@ -13,6 +13,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.change.StateChange;
@@ -27,6 +28,8 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.RedisConfiguration;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -58,13 +61,28 @@ final class FleetPods implements AutoCloseable {
 
 	private final int port;
 
+	/**
+	 * The configuration of each pod's connection: standalone on host and port by default.
+	 */
+	private final Supplier<RedisConfiguration> redis;
+
 	private final RestClient restClient = RestClient.builder()
 		.requestFactory(new JdkClientHttpRequestFactory())
 		.build();
 
 	FleetPods(String host, int port) {
+		this(host, port, () -> new RedisStandaloneConfiguration(host, port));
+	}
+
+	/**
+	 * @param host a node to clean up through
+	 * @param port its port
+	 * @param redis each pod's connection configuration (a Cluster's, say)
+	 */
+	FleetPods(String host, int port, Supplier<RedisConfiguration> redis) {
 		this.host = host;
 		this.port = port;
+		this.redis = redis;
 	}
 
 	/** The Redis that {@code .ci/run} starts, or skip the test saying why. */
@@ -144,8 +162,10 @@ final class FleetPods implements AutoCloseable {
 			.clientResources(RESOURCES)
 			.commandTimeout(Duration.ofSeconds(5))
 			.build();
-		LettuceConnectionFactory connection = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(this.host, this.port), client);
+		RedisConfiguration configuration = this.redis.get();
+		LettuceConnectionFactory connection = (configuration instanceof RedisClusterConfiguration cluster)
+				? new LettuceConnectionFactory(cluster, client)
+				: new LettuceConnectionFactory((RedisStandaloneConfiguration) configuration, client);
 		connection.afterPropertiesSet();
 		connection.start();
 		return connection;
