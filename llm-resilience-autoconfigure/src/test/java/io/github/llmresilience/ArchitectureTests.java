@@ -26,14 +26,17 @@ class ArchitectureTests {
 
 	/**
 	 * Only the Spring layer knows Spring: the auto-configuration, the actuator endpoint
-	 * and health, the Spring events, and the adapters for Spring's own HTTP clients.
-	 * Metrics need only Micrometer.
+	 * and health, the Spring events, the adapters for Spring's own HTTP clients, and the
+	 * Spring AI adapter ({@code springai}: a {@code ChatModel} is a Spring AI type, and
+	 * the SDK retries are switched off in Spring AI's own property beans). Metrics need
+	 * only Micrometer.
 	 */
 	@Test
 	void onlyTheSpringLayerDependsOnSpring() {
 		noClasses().that()
 			.resideOutsideOfPackages("io.github.llmresilience.autoconfigure..", "io.github.llmresilience.actuate..",
-					"io.github.llmresilience.context.event..", "io.github.llmresilience.web..")
+					"io.github.llmresilience.context.event..", "io.github.llmresilience.web..",
+					"io.github.llmresilience.springai..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("org.springframework..")
