@@ -34,8 +34,9 @@ import org.springframework.core.type.AnnotationMetadata;
 /**
  * Spring AI: for each chain whose targets name chat models
  * ({@code llm.resilience.targets.<name>.chat-model}), a {@link ChatModel} bean named
- * {@code <chain>ChatModel} that serves calls through the chain; and the retries of the
- * SDKs under the protected chat models turned off
+ * {@code <chain>ChatModel} that serves calls through the chain (the primary ChatModel
+ * when it is the only one, so that Spring AI's auto-configured {@code ChatClient.Builder}
+ * is built on it); and the retries of the SDKs under the protected chat models turned off
  * ({@code llm.resilience.spring-ai.sdk-retries-off=false} keeps them).
  */
 @AutoConfiguration(after = LlmResilienceAutoConfiguration.class)
@@ -164,13 +165,17 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 			if (environment == null || beanFactory == null) {
 				return;
 			}
-			chatModelChains(properties(environment)).forEach((chain, models) -> {
+			Map<String, Map<String, String>> chains = chatModelChains(properties(environment));
+			chains.forEach((chain, models) -> {
 				String name = chain + BEAN_SUFFIX;
 				if (registry.containsBeanDefinition(name)) {
 					return;
 				}
 				RootBeanDefinition definition = new RootBeanDefinition(ResilientChatModel.class,
 						() -> chatModel(beanFactory, chain, models));
+				// One chain: the application's ChatModel (and so its ChatClient.Builder)
+				// is the protected one; with several, each is picked by name.
+				definition.setPrimary(chains.size() == 1);
 				registry.registerBeanDefinition(name, definition);
 			});
 		}

@@ -20,11 +20,13 @@ import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
 
+import org.springframework.ai.chat.client.ChatClient;
 import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.model.anthropic.autoconfigure.AnthropicChatAutoConfiguration;
+import org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration;
 import org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration;
 import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
 import org.springframework.beans.factory.support.AbstractBeanDefinition;
@@ -96,6 +98,18 @@ class SpringAiChatModelTests {
 			assertThat(context.getBean("openAiChatModel")).isNotInstanceOf(ResilientChatModel.class);
 			this.provider.always("gpt", Reply.ok(SpringAiBodies.OPENAI_OK));
 			assertThat(context.getBean("chatChatModel", ChatModel.class).call("Hi")).isEqualTo("Hello from gpt");
+			assertThat(this.provider.requests("gpt")).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void springAisAutoConfiguredChatClientBuilderIsBuiltOnTheOnlyChainsChatModel() {
+		this.provider.always("gpt", Reply.json(503, SpringAiBodies.OPENAI_SERVER_ERROR));
+		this.provider.always("claude", Reply.ok(SpringAiBodies.ANTHROPIC_OK));
+		runner().withConfiguration(AutoConfigurations.of(ChatClientAutoConfiguration.class)).run((context) -> {
+			assertThat(context).hasNotFailed();
+			ChatClient chat = context.getBean(ChatClient.Builder.class).build();
+			assertThat(chat.prompt().user("Hi").call().content()).isEqualTo("Hello from claude");
 			assertThat(this.provider.requests("gpt")).isEqualTo(1);
 		});
 	}
