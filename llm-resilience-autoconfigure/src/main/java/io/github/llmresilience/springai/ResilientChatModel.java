@@ -2,6 +2,7 @@ package io.github.llmresilience.springai;
 
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.llmresilience.execute.Attempt;
 import io.github.llmresilience.execute.LlmResilience;
@@ -60,8 +61,9 @@ public final class ResilientChatModel implements ChatModel {
 
 	/**
 	 * Serves the prompt through the chain. Each attempt runs the target's blocking call
-	 * on a worker thread, so that a hung attempt is left at its timeout even when the
-	 * client's socket read ignores interrupts (OkHttp under the vendor SDKs does).
+	 * on a worker thread, so that a hung attempt is left at its timeout whatever its
+	 * client does; the worker is then interrupted (OkHttp, under the vendor SDKs, stops
+	 * on it) and what it throws afterwards is dropped.
 	 * @throws io.github.llmresilience.execute.LlmUnavailableException when no target
 	 * could serve
 	 * @throws io.github.llmresilience.execute.LlmRejectedException when a provider
@@ -70,10 +72,23 @@ public final class ResilientChatModel implements ChatModel {
 	@Override
 	public ChatResponse call(Prompt prompt) {
 		Objects.requireNonNull(prompt, "prompt");
-		ChatResponse response = this.resilience.execute(this.chain, (attempt) -> Mono.fromCallable(() -> {
-			ChatModel model = model(attempt);
-			return model.call(forTarget(prompt, attempt, model));
-		}).subscribeOn(this.blocking)).block();
+		ChatResponse response = this.resilience.execute(this.chain, (attempt) -> {
+			AtomicBoolean abandoned = new AtomicBoolean();
+			return Mono.fromCallable(() -> {
+				ChatModel model = model(attempt);
+				try {
+					return model.call(forTarget(prompt, attempt, model));
+				}
+				catch (RuntimeException ex) {
+					// An attempt left at its timeout is interrupted; what its client then
+					// throws has no one to go to.
+					if (abandoned.get()) {
+						return null;
+					}
+					throw ex;
+				}
+			}).subscribeOn(this.blocking).doOnCancel(() -> abandoned.set(true));
+		}).block();
 		return Objects.requireNonNull(response, "ChatModel returned no response");
 	}
 

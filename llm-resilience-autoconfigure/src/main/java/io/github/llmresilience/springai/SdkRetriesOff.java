@@ -123,10 +123,11 @@ public abstract class SdkRetriesOff implements BeanPostProcessor {
 
 		@Override
 		public Object postProcessAfterInitialization(Object bean, String beanName) {
-			if (this.active && bean instanceof SpringAiRetryProperties properties && properties.getMaxAttempts() > 1) {
+			// Spring AI hands max-attempts to RetryPolicy.maxRetries: 0 is no retry.
+			if (this.active && bean instanceof SpringAiRetryProperties properties && properties.getMaxAttempts() > 0) {
 				int before = properties.getMaxAttempts();
-				properties.setMaxAttempts(1);
-				said("spring.ai.retry.max-attempts (one attempt, no retry)", before);
+				properties.setMaxAttempts(0);
+				said("spring.ai.retry.max-attempts (its RetryTemplate's retries)", before);
 			}
 			return bean;
 		}

@@ -68,8 +68,10 @@ class ReadmeSpringAiExampleTests {
 					assertThat(chat.prompt().user("Hi").call().content()).isEqualTo("Hello from claude");
 					assertThat(context.getBean(ChatClient.Builder.class).build().prompt().user("Hi").call().content())
 						.isEqualTo("Hello from claude");
-					// One request per call to the failing model: no SDK retries under it.
-					assertThat(provider.requests("gpt")).isEqualTo(2);
+					// At most retry.max-attempts (3) requests per call to the failing
+					// model,
+					// none of the SDK's own on top (they would make it 4 times as many).
+					assertThat(provider.requests("gpt")).isBetween(2, 6);
 					assertThat(provider.requests("claude")).isEqualTo(2);
 				});
 		}

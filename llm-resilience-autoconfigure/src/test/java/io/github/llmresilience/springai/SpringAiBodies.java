@@ -50,6 +50,17 @@ final class SpringAiBodies {
 	static final String OPENAI_CONTENT_FILTER = """
 			{"error":{"message":"The response was filtered due to the prompt triggering content management policy.","type":null,"param":"prompt","code":"content_filter","status":400}}""";
 
+	static final String ANTHROPIC_RATE_LIMIT = """
+			{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization of 50 requests per minute."}}""";
+
+	static final String OPENAI_STREAM_FIRST_TOKEN = "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\","
+			+ "\"created\":1764547200,\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
+			+ "\"content\":\"Hel\"},\"finish_reason\":null}]}\n\n";
+
+	/** An error event inside a 200 stream, as OpenAI sends when it fails mid-answer. */
+	static final String OPENAI_STREAM_ERROR = "data: {\"error\":{\"message\":\"The server had an error while "
+			+ "processing your request.\",\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n";
+
 	private SpringAiBodies() {
 	}
 

@@ -12,6 +12,7 @@ import java.util.function.Consumer;
 import io.github.llmresilience.autoconfigure.LlmResilienceAutoConfiguration;
 import io.github.llmresilience.autoconfigure.LlmResilienceSpringAiAutoConfiguration;
 import io.github.llmresilience.execute.LlmRejectedException;
+import io.github.llmresilience.execute.LlmStreamInterruptedException;
 import io.github.llmresilience.test.FakeProvider;
 import io.github.llmresilience.test.FakeProvider.Reply;
 import io.github.llmresilience.test.ManualTime;
@@ -30,7 +31,9 @@ import org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConf
 import org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration;
 import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
 import org.springframework.beans.factory.support.AbstractBeanDefinition;
+import org.springframework.ai.retry.autoconfigure.SpringAiRetryProperties;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -148,6 +151,47 @@ class SpringAiChatModelTests {
 	}
 
 	@Test
+	void anOpenAiResetHeaderWithoutRetryAfterKeepsRequestsAwayUntilTheReset() {
+		this.provider.script("gpt",
+				(n) -> (n == 1) ? Reply.json(429,
+						Map.of("x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", "20s",
+								"x-ratelimit-remaining-tokens", "29000", "x-ratelimit-reset-tokens", "120ms"),
+						SpringAiBodies.OPENAI_RATE_LIMIT) : Reply.ok(SpringAiBodies.OPENAI_OK));
+		this.provider.always("claude", Reply.ok(SpringAiBodies.ANTHROPIC_OK));
+		run((chat) -> {
+			assertThat(text(chat.call(new Prompt("Hi")))).isEqualTo("Hello from claude");
+			this.time.advance(Duration.ofMillis(19_900));
+			assertThat(text(chat.call(new Prompt("Hi")))).isEqualTo("Hello from claude");
+			assertThat(this.provider.requests("gpt")).isEqualTo(1);
+			this.time.advance(Duration.ofMillis(100));
+			assertThat(text(chat.call(new Prompt("Hi")))).isEqualTo("Hello from gpt");
+		});
+	}
+
+	@Test
+	void anAnthropicRateLimitResetReachesTheClassifierFromTheSdksException() {
+		// The reset is an instant, read against the answer's Date header, which the JDK
+		// server sets from the wall clock (whole seconds): 20 s after it, give or take
+		// the second the header was written in.
+		this.provider.script("claude", (n) -> (n == 1) ? Reply.json(429,
+				Map.of("anthropic-ratelimit-requests-remaining", "0", "anthropic-ratelimit-requests-reset",
+						Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).plusSeconds(20).toString(),
+						"anthropic-ratelimit-tokens-remaining", "40000", "anthropic-ratelimit-tokens-reset",
+						Instant.now().plusSeconds(1).toString()),
+				SpringAiBodies.ANTHROPIC_RATE_LIMIT) : Reply.ok(SpringAiBodies.ANTHROPIC_OK));
+		this.provider.always("gpt", Reply.ok(SpringAiBodies.OPENAI_OK));
+		runner().withPropertyValues("llm.resilience.chains.chat=claude,gpt").run((context) -> {
+			ChatModel chat = context.getBean("chatChatModel", ChatModel.class);
+			assertThat(text(chat.call(new Prompt("Hi")))).isEqualTo("Hello from gpt");
+			this.time.advance(Duration.ofSeconds(18));
+			assertThat(text(chat.call(new Prompt("Hi")))).isEqualTo("Hello from gpt");
+			assertThat(this.provider.requests("claude")).isEqualTo(1);
+			this.time.advance(Duration.ofSeconds(3));
+			assertThat(text(chat.call(new Prompt("Hi")))).isEqualTo("Hello from claude");
+		});
+	}
+
+	@Test
 	void insufficientQuotaIsOneRequest() {
 		this.provider.always("gpt", Reply.json(429, SpringAiBodies.OPENAI_QUOTA));
 		this.provider.always("claude", Reply.ok(SpringAiBodies.ANTHROPIC_OK));
@@ -244,6 +288,28 @@ class SpringAiChatModelTests {
 	}
 
 	@Test
+	void aStreamThatFailsAfterItsFirstTokenEndsInterruptedAndIsNotRestartedElsewhere() {
+		this.provider.always("gpt", Reply.json(200, Map.of("content-type", "text/event-stream"),
+				SpringAiBodies.OPENAI_STREAM_FIRST_TOKEN + SpringAiBodies.OPENAI_STREAM_ERROR));
+		this.provider.always("claude",
+				Reply.json(200, Map.of("content-type", "text/event-stream"), SpringAiBodies.ANTHROPIC_STREAM));
+		run((chat) -> {
+			List<String> texts = new java.util.concurrent.CopyOnWriteArrayList<>();
+			Throwable error = chat.stream(new Prompt("Hi"))
+				.doOnNext((response) -> texts.add(String.valueOf(response.getResult().getOutput().getText())))
+				.then()
+				.map(Object.class::cast)
+				.onErrorResume(reactor.core.publisher.Mono::just)
+				.cast(Throwable.class)
+				.block(Duration.ofSeconds(30));
+			assertThat(texts).contains("Hel");
+			assertThat(error).isInstanceOf(LlmStreamInterruptedException.class);
+			assertThat(this.provider.requests("gpt")).isEqualTo(1);
+			assertThat(this.provider.requests("claude")).isZero();
+		});
+	}
+
+	@Test
 	void theRequestsOptionsAreCarriedOverAndTheTargetsModelReplacesTheRequestsModel() {
 		this.provider.always("gpt", Reply.json(503, SpringAiBodies.OPENAI_SERVER_ERROR));
 		this.provider.always("claude", Reply.ok(SpringAiBodies.ANTHROPIC_OK));
@@ -267,6 +333,25 @@ class SpringAiChatModelTests {
 			assertThat(context.getBean(org.springframework.ai.model.openai.autoconfigure.OpenAiCommonProperties.class)
 				.getMaxRetries()).isEqualTo(3);
 		});
+	}
+
+	@Test
+	void springAisRetryTemplateIsLeftWithoutRetriesWhenAChainProtectsAChatModel() {
+		runner().withUserConfiguration(RetryProperties.class).run((context) -> {
+			assertThat(context.getBean(SpringAiRetryProperties.class).getMaxAttempts()).isZero();
+		});
+		runner().withUserConfiguration(RetryProperties.class)
+			.withPropertyValues("llm.resilience.spring-ai.sdk-retries-off=false")
+			.run((context) -> assertThat(context.getBean(SpringAiRetryProperties.class).getMaxAttempts())
+				.isEqualTo(10));
+	}
+
+	/**
+	 * What Spring AI's retry auto-configuration binds, where spring-ai-retry is present.
+	 */
+	@EnableConfigurationProperties(SpringAiRetryProperties.class)
+	static class RetryProperties {
+
 	}
 
 	@Test
