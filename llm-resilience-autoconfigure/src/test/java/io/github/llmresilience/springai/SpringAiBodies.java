@@ -61,6 +61,14 @@ final class SpringAiBodies {
 	static final String OPENAI_STREAM_ERROR = "data: {\"error\":{\"message\":\"The server had an error while "
 			+ "processing your request.\",\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n";
 
+	static final String OPENAI_STREAM = OPENAI_STREAM_FIRST_TOKEN + "data: {\"id\":\"chatcmpl-1\","
+			+ "\"object\":\"chat.completion.chunk\",\"created\":1764547200,\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,"
+			+ "\"delta\":{\"content\":\"lo from gpt\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+
+	/** Anthropic's overload inside a 200 stream, before any content. */
+	static final String ANTHROPIC_STREAM_OVERLOADED = "event: error\ndata: {\"type\":\"error\",\"error\":"
+			+ "{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n";
+
 	private SpringAiBodies() {
 	}
 

@@ -288,6 +288,26 @@ class SpringAiChatModelTests {
 	}
 
 	@Test
+	void anAnthropicOverloadEventBeforeTheFirstTokenIsServedByTheNextModel() {
+		this.provider.always("claude", Reply.json(200, Map.of("content-type", "text/event-stream"),
+				SpringAiBodies.ANTHROPIC_STREAM_OVERLOADED));
+		this.provider.always("gpt",
+				Reply.json(200, Map.of("content-type", "text/event-stream"), SpringAiBodies.OPENAI_STREAM));
+		runner().withPropertyValues("llm.resilience.chains.chat=claude,gpt").run((context) -> {
+			ChatModel chat = context.getBean("chatChatModel", ChatModel.class);
+			List<ChatResponse> responses = chat.stream(new Prompt("Hi")).collectList().block(Duration.ofSeconds(30));
+			assertThat(responses).isNotNull();
+			assertThat(responses.stream()
+				.filter((response) -> response.getResult() != null && response.getResult().getOutput() != null)
+				.map((response) -> response.getResult().getOutput().getText())
+				.filter((text) -> text != null)
+				.reduce("", String::concat)).isEqualTo("Hello from gpt");
+			assertThat(this.provider.requests("claude")).isEqualTo(1);
+			assertThat(this.provider.requests("gpt")).isEqualTo(1);
+		});
+	}
+
+	@Test
 	void aStreamThatFailsAfterItsFirstTokenEndsInterruptedAndIsNotRestartedElsewhere() {
 		this.provider.always("gpt", Reply.json(200, Map.of("content-type", "text/event-stream"),
 				SpringAiBodies.OPENAI_STREAM_FIRST_TOKEN + SpringAiBodies.OPENAI_STREAM_ERROR));

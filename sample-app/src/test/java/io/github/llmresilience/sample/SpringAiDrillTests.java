@@ -10,6 +10,8 @@ import io.github.llmresilience.sample.drill.DrillReport;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.ActiveProfiles;
@@ -43,8 +45,19 @@ class SpringAiDrillTests {
 	@Autowired
 	private LlmResilience resilience;
 
+	@Autowired
+	private BeanFactory beans;
+
+	/**
+	 * The first call through an SDK client loads its classes, which on a busy machine can
+	 * outlast a compressed 2-second outage: each chain's ChatModel answers once before
+	 * the drill.
+	 */
 	@BeforeEach
-	void cleanSlate() {
+	void warmAndCleanSlate() {
+		for (String chain : new String[] { "primary-only", "chat" }) {
+			assertThat(this.beans.getBean(chain + "ChatModel", ChatModel.class).call("Warm up")).isNotBlank();
+		}
 		ResilienceState.reset(this.resilience);
 	}
 
