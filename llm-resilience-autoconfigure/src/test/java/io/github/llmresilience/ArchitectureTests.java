@@ -27,14 +27,16 @@ class ArchitectureTests {
 	/**
 	 * Only the Spring layer knows Spring: the auto-configuration, the actuator endpoint
 	 * and health, the Spring events, the adapters for Spring's own HTTP clients, and the
-	 * fleet's store on Spring Data Redis. Metrics need only Micrometer.
+	 * fleet's store on Spring Data Redis, and the Spring AI adapter ({@code springai}: a
+	 * {@code ChatModel} is a Spring AI type, and the SDK retries are switched off in
+	 * Spring AI's own property beans). Metrics need only Micrometer.
 	 */
 	@Test
 	void onlyTheSpringLayerDependsOnSpring() {
 		noClasses().that()
 			.resideOutsideOfPackages("io.github.llmresilience.autoconfigure..", "io.github.llmresilience.actuate..",
 					"io.github.llmresilience.context.event..", "io.github.llmresilience.web..",
-					"io.github.llmresilience.data.redis..")
+					"io.github.llmresilience.data.redis..", "io.github.llmresilience.springai..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("org.springframework..")

@@ -365,6 +365,12 @@ public class LlmResilienceProperties implements InitializingBean {
 		/** API key; never logged, shown in health, metrics or exception messages. */
 		private @Nullable String apiKey;
 
+		/**
+		 * Name of the Spring AI ChatModel bean that serves this target; a chain whose
+		 * targets name chat models gets a ChatModel bean named {@code <chain>ChatModel}.
+		 */
+		private @Nullable String chatModel;
+
 		private final BreakerOverrides breaker = new BreakerOverrides();
 
 		private final TimeoutOverrides timeouts = new TimeoutOverrides();
@@ -415,6 +421,14 @@ public class LlmResilienceProperties implements InitializingBean {
 
 		public void setApiKey(@Nullable String apiKey) {
 			this.apiKey = apiKey;
+		}
+
+		public @Nullable String getChatModel() {
+			return this.chatModel;
+		}
+
+		public void setChatModel(@Nullable String chatModel) {
+			this.chatModel = chatModel;
 		}
 
 		public BreakerOverrides getBreaker() {

@@ -49,6 +49,8 @@ public final class FakeProvider implements AutoCloseable {
 
 	private final Map<String, List<String>> lastHeaders = new ConcurrentHashMap<>();
 
+	private final Map<String, String> lastBodies = new ConcurrentHashMap<>();
+
 	private final CountDownLatch released = new CountDownLatch(1);
 
 	public FakeProvider() {
@@ -160,13 +162,18 @@ public final class FakeProvider implements AutoCloseable {
 		return this.lastHeaders.get(target + "|" + name.toLowerCase(Locale.ROOT));
 	}
 
+	/** The body of the last request a target received, or {@code null}. */
+	public String lastBody(String target) {
+		return this.lastBodies.get(target);
+	}
+
 	private void handle(HttpExchange exchange) throws IOException {
 		String path = exchange.getRequestURI().getPath();
 		String target = path.substring(1).split("/", 2)[0];
 		int number = this.requests.computeIfAbsent(target, (key) -> new AtomicInteger()).incrementAndGet();
 		exchange.getRequestHeaders()
 			.forEach((name, values) -> this.lastHeaders.put(target + "|" + name.toLowerCase(Locale.ROOT), values));
-		exchange.getRequestBody().readAllBytes();
+		this.lastBodies.put(target, new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
 		IntFunction<Reply> script = this.scripts.get(target);
 		Reply reply = (script != null) ? script.apply(number) : Reply.json(404, "{\"error\":\"no script\"}");
 		if (reply.stream() != null) {

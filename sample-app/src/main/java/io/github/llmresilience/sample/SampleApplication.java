@@ -1,6 +1,7 @@
 package io.github.llmresilience.sample;
 
 import java.util.Arrays;
+import java.util.Map;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -21,6 +22,10 @@ public class SampleApplication {
 			// The course's settings (application-drill.yml) and ports of its own, so that
 			// a drill can run beside a running sample app.
 			application.setAdditionalProfiles("drill");
+		}
+		if (Arrays.asList(args).contains("--client=spring-ai-plain")) {
+			// The baseline is Spring AI with its defaults: the SDK keeps its own retries.
+			application.setDefaultProperties(Map.of("llm.resilience.spring-ai.sdk-retries-off", "false"));
 		}
 		ConfigurableApplicationContext context = application.run(args);
 		if (drill) {

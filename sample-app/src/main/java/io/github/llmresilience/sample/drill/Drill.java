@@ -5,8 +5,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.sample.answers.Answer;
 import io.github.llmresilience.sample.answers.Answers;
 import io.github.llmresilience.sample.jobs.Job;
 import io.github.llmresilience.sample.jobs.JobQueue;
@@ -43,25 +45,50 @@ public class Drill {
 
 	private final Clock clock;
 
-	public Drill(SimulatedProviders simulator, Answers answers, LlmResilience resilience, Clock clock) {
+	private final DrillClients clients;
+
+	public Drill(SimulatedProviders simulator, Answers answers, LlmResilience resilience, Clock clock,
+			DrillClients clients) {
 		this.simulator = simulator;
 		this.answers = answers;
 		this.resilience = resilience;
 		this.clock = clock;
+		this.clients = clients;
 	}
 
-	/** Run a drill to its end and report; blocks for up to the plan's limit. */
+	/** Run a drill to its end with the answers service's client and report. */
 	public DrillReport run(DrillPlan plan) {
+		return run(plan, DrillClient.WEBCLIENT);
+	}
+
+	/**
+	 * Run a drill to its end and report; blocks for up to the plan's limit.
+	 * @param plan the drill
+	 * @param client how the jobs call the providers
+	 */
+	public DrillReport run(DrillPlan plan, DrillClient client) {
 		this.simulator.reset();
 		if (!plan.breaker()) {
 			// The breaker's off switch: every call is let through, nothing is recorded.
 			this.resilience.operator().disable(plan.target());
 		}
 		JobQueue queue = new JobQueue(this.clock, plan.maxAttempts(), plan.attemptDelay());
-		JobWorker worker = new JobWorker(queue, (question) -> this.answers.answer(plan.chain(), question),
-				plan.concurrency(), plan.breaker() ? WhenUnavailable.REQUEUE : WhenUnavailable.SPEND_ATTEMPT,
-				Schedulers.parallel(), Duration.ofMillis(20));
-		Mode mode = (plan.kind() == DrillPlan.Kind.THROTTLE) ? Mode.THROTTLE : Mode.OUTAGE;
+		Function<String, Mono<Answer>> answerer = switch (client) {
+			case WEBCLIENT -> (question) -> this.answers.answer(plan.chain(), question);
+			case SPRING_AI -> this.clients.chain(plan.chain());
+			case SPRING_AI_PLAIN -> this.clients.plain(plan.target());
+		};
+		// Plain Spring AI has no breaker behind it: each failure spends an attempt.
+		boolean requeue = plan.breaker() && client != DrillClient.SPRING_AI_PLAIN;
+		JobWorker worker = new JobWorker(queue, answerer, plan.concurrency(),
+				requeue ? WhenUnavailable.REQUEUE : WhenUnavailable.SPEND_ATTEMPT, Schedulers.parallel(),
+				Duration.ofMillis(20));
+		Mode mode = switch (plan.kind()) {
+			case THROTTLE -> Mode.THROTTLE;
+			case QUOTA -> Mode.QUOTA;
+			case HANG -> Mode.HANG;
+			case OUTAGE, OUTAGE_FAILOVER -> Mode.OUTAGE;
+		};
 		Instant start = this.clock.instant();
 		Instant incidentEnd = start.plus(plan.incident());
 		long deadline = System.nanoTime() + plan.limit().toNanos();
@@ -92,7 +119,7 @@ public class Drill {
 			}
 		}
 		ResilienceState state = this.resilience.state();
-		return new DrillReport(plan, state.chain(plan.chain()).targets(),
+		return new DrillReport(plan, client, state.chain(plan.chain()).targets(),
 				state.target(plan.target()).breaker().settings().minimumCalls(), during.requests(), during.statuses(),
 				stats.insideRetryAfter(), queue.counts(), servedBy, servedDuring, elapsed);
 	}

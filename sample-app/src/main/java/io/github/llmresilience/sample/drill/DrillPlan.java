@@ -35,7 +35,15 @@ public record DrillPlan(Kind kind, String chain, String target, int jobs, int co
 		OUTAGE_FAILOVER,
 
 		/** The target rate-limits for a while as jobs flow in. */
-		THROTTLE
+		THROTTLE,
+
+		/**
+		 * The target's account is out of quota for a while, with another target behind.
+		 */
+		QUOTA,
+
+		/** The target accepts requests and never answers; one job, one attempt. */
+		HANG
 
 	}
 
@@ -61,6 +69,24 @@ public record DrillPlan(Kind kind, String chain, String target, int jobs, int co
 	public static DrillPlan throttle(boolean breaker) {
 		return new DrillPlan(Kind.THROTTLE, "chat", "primary", 40, 4, Duration.ofSeconds(10), Duration.ofSeconds(65),
 				breaker, 5, Duration.ofSeconds(2), 2, Duration.ofMillis(250));
+	}
+
+	/**
+	 * Primary out of quota ({@code insufficient_quota}) for 20 s under the full chain, 30
+	 * queued jobs.
+	 */
+	public static DrillPlan quota(boolean breaker) {
+		return new DrillPlan(Kind.QUOTA, "chat", "primary", 30, 4, Duration.ofSeconds(20), Duration.ofSeconds(65),
+				breaker, 5, Duration.ofSeconds(2), 0, Duration.ZERO);
+	}
+
+	/**
+	 * Primary hangs for 5 minutes under the full chain; one job with one attempt, so the
+	 * drill's time is the time to that job's answer (or failure).
+	 */
+	public static DrillPlan hang(boolean breaker) {
+		return new DrillPlan(Kind.HANG, "chat", "primary", 1, 1, Duration.ofMinutes(5), Duration.ofMinutes(5), breaker,
+				1, Duration.ofSeconds(2), 0, Duration.ZERO);
 	}
 
 	public DrillPlan withIncident(Duration incident) {

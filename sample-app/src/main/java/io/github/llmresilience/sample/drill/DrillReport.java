@@ -11,6 +11,7 @@ import io.github.llmresilience.sample.jobs.JobState;
  * What a drill measured.
  *
  * @param plan the drill
+ * @param client how the jobs called the providers
  * @param chainTargets the targets of the drill's chain, in order
  * @param minimumCalls the breaker's {@code minimum-calls}
  * @param callsDuringIncident requests the failing target received while it failed
@@ -23,9 +24,10 @@ import io.github.llmresilience.sample.jobs.JobState;
  * @param elapsed from the start of the incident until every job had settled (or the
  * limit)
  */
-public record DrillReport(DrillPlan plan, List<String> chainTargets, int minimumCalls, long callsDuringIncident,
-		Map<Integer, Long> statusesDuringIncident, long insideRetryAfter, Map<JobState, Long> jobs,
-		Map<String, Long> servedBy, Map<String, Long> servedDuringIncident, Duration elapsed) {
+public record DrillReport(DrillPlan plan, DrillClient client, List<String> chainTargets, int minimumCalls,
+		long callsDuringIncident, Map<Integer, Long> statusesDuringIncident, long insideRetryAfter,
+		Map<JobState, Long> jobs, Map<String, Long> servedBy, Map<String, Long> servedDuringIncident,
+		Duration elapsed) {
 
 	public long succeeded() {
 		return this.jobs.getOrDefault(JobState.SUCCEEDED, 0L);
@@ -41,8 +43,13 @@ public record DrillReport(DrillPlan plan, List<String> chainTargets, int minimum
 		String target = this.plan.target();
 		long incidentSeconds = this.plan.incident().toSeconds();
 		String setup = "chain " + this.plan.chain() + " " + this.chainTargets + ", " + this.plan.jobs() + " jobs";
-		String breaker = this.plan.breaker() ? "breaker on (opens after minimum-calls " + this.minimumCalls + ")"
-				: "breaker off (every failure spends one of a job's " + this.plan.maxAttempts() + " attempts)";
+		String breaker = (this.client == DrillClient.SPRING_AI_PLAIN)
+				? "plain Spring AI (" + target + "'s chat model called directly, the SDK's own retries)"
+				: this.plan.breaker() ? "breaker on (opens after minimum-calls " + this.minimumCalls + ")"
+						: "breaker off (every failure spends one of a job's " + this.plan.maxAttempts() + " attempts)";
+		if (this.client == DrillClient.SPRING_AI) {
+			breaker += ", client Spring AI (" + this.plan.chain() + "ChatModel)";
+		}
 		switch (this.plan.kind()) {
 			case OUTAGE, OUTAGE_FAILOVER -> {
 				lines.add(((this.plan.kind() == DrillPlan.Kind.OUTAGE) ? "Outage drill: "
@@ -59,6 +66,21 @@ public record DrillReport(DrillPlan plan, List<String> chainTargets, int minimum
 						}
 					}
 				}
+			}
+			case QUOTA -> {
+				lines.add("Quota drill: " + setup + ", worker concurrency " + this.plan.concurrency() + ", " + breaker
+						+ "; " + target + " out of quota (insufficient_quota) for " + incidentSeconds + " s");
+				lines.add("Calls that reached " + target + " while out of quota: " + this.callsDuringIncident
+						+ " (answered " + this.statusesDuringIncident + ")");
+				lines.add("Jobs served by: " + this.servedBy);
+			}
+			case HANG -> {
+				lines.add("Hang drill: " + setup + ", " + breaker + "; " + target
+						+ " accepts requests and never answers");
+				lines.add("Calls that reached " + target + " while it hung: " + this.callsDuringIncident);
+				lines.add("Time to the job's end: "
+						+ String.format(java.util.Locale.ROOT, "%.1f", this.elapsed.toMillis() / 1000.0) + " s ("
+						+ ((succeeded() > 0) ? "answered by " + this.servedBy.keySet() : "no answer") + ")");
 			}
 			case THROTTLE -> {
 				lines.add("Throttle drill: " + setup + " (one every " + this.plan.jobInterval().toMillis()

@@ -8,10 +8,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.stereotype.Component;
 
 /**
- * Runs the drill named by {@code --drill=outage|outage-failover|throttle} (with
- * {@code --breaker=on|off}) or {@code --drill=fleet} (with {@code --pods=40 --rpm=300
- * --fleet=on|off} and {@code --time-scale=1}) once the application has started, and
- * prints its report; {@code SampleApplication} then exits.
+ * Runs the drill named by {@code --drill=outage|outage-failover|throttle|quota|hang}
+ * (with {@code --breaker=on|off} and
+ * {@code --client=webclient|spring-ai|spring-ai-plain}) or {@code --drill=fleet} (with
+ * {@code --pods=40 --rpm=300 --fleet=on|off} and {@code --time-scale=1}) once the
+ * application has started, and prints its report; {@code SampleApplication} then exits.
  */
 @Component
 @ConditionalOnProperty("drill")
@@ -41,10 +42,14 @@ class DrillRunner implements ApplicationRunner {
 			case "outage" -> DrillPlan.outage(breaker);
 			case "outage-failover" -> DrillPlan.outageFailover(breaker);
 			case "throttle" -> DrillPlan.throttle(breaker);
-			default -> throw new IllegalArgumentException("--drill must be outage, outage-failover, throttle or fleet");
+			case "quota" -> DrillPlan.quota(breaker);
+			case "hang" -> DrillPlan.hang(breaker);
+			default -> throw new IllegalArgumentException(
+					"--drill must be outage, outage-failover, throttle, quota, hang or fleet");
 		};
+		DrillClient client = DrillClient.of(option(args, "client", "webclient"));
 		// The report is the drill's product, for the terminal: plain lines on stdout.
-		this.drill.run(plan).lines().forEach(System.out::println);
+		this.drill.run(plan, client).lines().forEach(System.out::println);
 	}
 
 	static FleetDrillPlan fleetPlan(ApplicationArguments args) {

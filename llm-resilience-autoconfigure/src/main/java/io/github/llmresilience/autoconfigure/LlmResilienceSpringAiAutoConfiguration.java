@@ -1,0 +1,203 @@
+package io.github.llmresilience.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.github.llmresilience.autoconfigure.InvalidLlmResiliencePropertiesException.Problem;
+import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.springai.ResilientChatModel;
+import io.github.llmresilience.springai.SdkRetriesOff;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.EnvironmentAware;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotationMetadata;
+
+/**
+ * Spring AI: for each chain whose targets name chat models
+ * ({@code llm.resilience.targets.<name>.chat-model}), a {@link ChatModel} bean named
+ * {@code <chain>ChatModel} that serves calls through the chain (the primary ChatModel
+ * when it is the only one, so that Spring AI's auto-configured {@code ChatClient.Builder}
+ * is built on it); and the retries of the SDKs under the protected chat models turned off
+ * ({@code llm.resilience.spring-ai.sdk-retries-off=false} keeps them).
+ */
+@AutoConfiguration(after = LlmResilienceAutoConfiguration.class)
+@ConditionalOnClass(name = "org.springframework.ai.chat.model.ChatModel")
+@ConditionalOnProperty(prefix = "llm.resilience", name = "enabled", havingValue = "true", matchIfMissing = true)
+@Import(LlmResilienceSpringAiAutoConfiguration.ChainChatModelsRegistrar.class)
+public final class LlmResilienceSpringAiAutoConfiguration {
+
+	/**
+	 * The suffix of a chain's ChatModel bean: chain {@code chat} is
+	 * {@code chatChatModel}.
+	 */
+	public static final String BEAN_SUFFIX = "ChatModel";
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.ai.model.openai.autoconfigure.AbstractOpenAiProperties")
+	@ConditionalOnProperty(name = SdkRetriesOff.PROPERTY, havingValue = "true", matchIfMissing = true)
+	static final class OpenAiRetriesConfiguration {
+
+		@Bean
+		static SdkRetriesOff llmResilienceOpenAiSdkRetriesOff(Environment environment) {
+			return SdkRetriesOff.openAi(protectedChatModels(environment));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.ai.model.anthropic.autoconfigure.AnthropicConnectionProperties")
+	@ConditionalOnProperty(name = SdkRetriesOff.PROPERTY, havingValue = "true", matchIfMissing = true)
+	static final class AnthropicRetriesConfiguration {
+
+		@Bean
+		static SdkRetriesOff llmResilienceAnthropicSdkRetriesOff(Environment environment) {
+			return SdkRetriesOff.anthropic(protectedChatModels(environment));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.ai.retry.autoconfigure.SpringAiRetryProperties")
+	@ConditionalOnProperty(name = SdkRetriesOff.PROPERTY, havingValue = "true", matchIfMissing = true)
+	static final class RetryTemplateConfiguration {
+
+		@Bean
+		static SdkRetriesOff llmResilienceSpringAiRetryTemplateOff(Environment environment) {
+			return SdkRetriesOff.retryTemplate(protectedChatModels(environment));
+		}
+
+	}
+
+	/** The chat model beans that some chain protects. */
+	static Set<String> protectedChatModels(Environment environment) {
+		Set<String> names = new LinkedHashSet<>();
+		chatModelChains(properties(environment)).values().forEach((models) -> names.addAll(models.values()));
+		return names;
+	}
+
+	static LlmResilienceProperties properties(Environment environment) {
+		return Binder.get(environment)
+			.bind(LlmResilienceProperties.PREFIX, LlmResilienceProperties.class)
+			.orElseGet(LlmResilienceProperties::new);
+	}
+
+	/**
+	 * The chains whose targets name chat models, each with its targets' chat model bean
+	 * names in chain order.
+	 * @throws InvalidLlmResiliencePropertiesException when a chain mixes targets with and
+	 * without a chat model
+	 */
+	static Map<String, Map<String, String>> chatModelChains(LlmResilienceProperties properties) {
+		Map<String, Map<String, String>> chains = new LinkedHashMap<>();
+		List<Problem> problems = new ArrayList<>();
+		properties.getChains().forEach((chain, targets) -> {
+			Map<String, String> models = new LinkedHashMap<>();
+			List<String> without = new ArrayList<>();
+			for (String target : targets) {
+				LlmResilienceProperties.TargetProperties settings = properties.getTargets().get(target);
+				@Nullable String model = (settings != null) ? settings.getChatModel() : null;
+				if (model != null && !model.isBlank()) {
+					models.put(target, model.trim());
+				}
+				else if (settings != null) {
+					without.add(target);
+				}
+			}
+			if (models.isEmpty()) {
+				return;
+			}
+			for (String target : without) {
+				problems.add(new Problem(LlmResilienceProperties.PREFIX + ".targets." + target + ".chat-model", "null",
+						"must name a ChatModel bean: chain " + chain + " serves Spring AI calls through "
+								+ String.join(", ", models.keySet())));
+			}
+			chains.put(chain, models);
+		});
+		if (!problems.isEmpty()) {
+			throw new InvalidLlmResiliencePropertiesException(problems);
+		}
+		return chains;
+	}
+
+	/**
+	 * Registers one {@link ResilientChatModel} per chain whose targets name chat models.
+	 */
+	static final class ChainChatModelsRegistrar
+			implements ImportBeanDefinitionRegistrar, EnvironmentAware, BeanFactoryAware {
+
+		private @Nullable Environment environment;
+
+		private @Nullable BeanFactory beanFactory;
+
+		@Override
+		public void setEnvironment(Environment environment) {
+			this.environment = environment;
+		}
+
+		@Override
+		public void setBeanFactory(BeanFactory beanFactory) {
+			this.beanFactory = beanFactory;
+		}
+
+		@Override
+		public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
+			Environment environment = this.environment;
+			BeanFactory beanFactory = this.beanFactory;
+			if (environment == null || beanFactory == null) {
+				return;
+			}
+			Map<String, Map<String, String>> chains = chatModelChains(properties(environment));
+			chains.forEach((chain, models) -> {
+				String name = chain + BEAN_SUFFIX;
+				if (registry.containsBeanDefinition(name)) {
+					return;
+				}
+				RootBeanDefinition definition = new RootBeanDefinition(ResilientChatModel.class,
+						() -> chatModel(beanFactory, chain, models));
+				// One chain: the application's ChatModel (and so its ChatClient.Builder)
+				// is the protected one; with several, each is picked by name.
+				definition.setPrimary(chains.size() == 1);
+				registry.registerBeanDefinition(name, definition);
+			});
+		}
+
+		private static ResilientChatModel chatModel(BeanFactory beanFactory, String chain, Map<String, String> models) {
+			Map<String, ChatModel> byTarget = new LinkedHashMap<>();
+			List<Problem> problems = new ArrayList<>();
+			models.forEach((target, bean) -> {
+				try {
+					byTarget.put(target, beanFactory.getBean(bean, ChatModel.class));
+				}
+				catch (NoSuchBeanDefinitionException ex) {
+					problems.add(new Problem(LlmResilienceProperties.PREFIX + ".targets." + target + ".chat-model",
+							LlmResilienceProperties.quote(bean), "must name a Spring AI ChatModel bean"));
+				}
+			});
+			if (!problems.isEmpty()) {
+				throw new InvalidLlmResiliencePropertiesException(problems);
+			}
+			return new ResilientChatModel(beanFactory.getBean(LlmResilience.class), chain, byTarget);
+		}
+
+	}
+
+}
