@@ -119,26 +119,36 @@ public final class RedisFleetStore implements FleetStore {
 		String rules = null;
 		for (String line : answer.split("\n")) {
 			String[] f = line.split("\t", -1);
-			switch (f[0]) {
-				case "now" -> now = Long.parseLong(f[1]);
-				case "seq" -> operation = Long.parseLong(f[1]);
-				case "d" -> domains.add(new DomainView(f[1], f[2], Long.parseLong(f[3]), Long.parseLong(f[4]),
-						Integer.parseInt(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]), Long.parseLong(f[8]), f[9],
-						"1".equals(f[10]), (f.length > 11) ? f[11] : ""));
-				case "h" -> {
-					Write.Kind kind = switch (f[1]) {
-						case "g" -> Write.Kind.GATE;
-						case "p" -> Write.Kind.PARK;
-						default -> Write.Kind.LOCK;
-					};
-					holds.add(new Hold(kind, f[2], Long.parseLong(f[3]), f[4]));
+			// A line that cannot be read is skipped, not thrown: the script ran, and a
+			// throw here would make the pod send its counts a second time.
+			try {
+				switch (f[0]) {
+					case "now" -> now = Long.parseLong(f[1]);
+					case "seq" -> operation = Long.parseLong(f[1]);
+					case "d" -> domains.add(new DomainView(f[1], f[2], Long.parseLong(f[3]), Long.parseLong(f[4]),
+							Integer.parseInt(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]), Long.parseLong(f[8]),
+							f[9], "1".equals(f[10]), (f.length > 11) ? f[11] : ""));
+					case "h" -> {
+						Write.Kind kind = switch (f[1]) {
+							case "g" -> Write.Kind.GATE;
+							case "p" -> Write.Kind.PARK;
+							default -> Write.Kind.LOCK;
+						};
+						holds.add(new Hold(kind, f[2], Long.parseLong(f[3]), f[4]));
+					}
+					case "o" -> operations.add(new Operation(Long.parseLong(f[1]),
+							Write.Kind.valueOf(f[2].toUpperCase(Locale.ROOT)), f[3]));
+					case "c" -> chains.put(f[1],
+							Arrays.stream(f[2].split(","))
+								.map(String::trim)
+								.filter((name) -> !name.isEmpty())
+								.toList());
+					case "r" -> rules = (f.length > 1) ? f[1] : "";
+					default -> logger.debug("Unknown fleet line '{}'", f[0]);
 				}
-				case "o" -> operations
-					.add(new Operation(Long.parseLong(f[1]), Write.Kind.valueOf(f[2].toUpperCase(Locale.ROOT)), f[3]));
-				case "c" -> chains.put(f[1],
-						Arrays.stream(f[2].split(",")).map(String::trim).filter((name) -> !name.isEmpty()).toList());
-				case "r" -> rules = (f.length > 1) ? f[1] : "";
-				default -> logger.debug("Unknown fleet line '{}'", f[0]);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Fleet line '{}' skipped: {}", f[0], ex.toString());
 			}
 		}
 		return new View(now, operation, domains, holds, operations, chains, rules);

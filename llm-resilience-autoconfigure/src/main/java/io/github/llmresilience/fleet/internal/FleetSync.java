@@ -202,10 +202,7 @@ public final class FleetSync implements Fleet {
 
 	@Override
 	public void command(Write.Kind kind, String subject, String value) {
-		synchronized (this.pending) {
-			queue(new Pending(kind, subject, clean(value), 0));
-		}
-		trigger();
+		command(kind, subject, clean(value), 0);
 	}
 
 	private void queue(Pending write) {

@@ -81,26 +81,8 @@ public final class Accounts {
 			park = this.settings.maxPark();
 		}
 		long now = this.clock.millis();
-		long until = now + park.toMillis();
-		long previous;
-		long announced;
-		synchronized (account) {
-			previous = account.parkedUntil;
-			if (previous >= until) {
-				return Instant.ofEpochMilli(previous);
-			}
-			account.parkedUntil = until;
-			account.parkReason = "quota" + ((reason != null) ? " (" + reason + ")" : "");
-			announced = account.parkAnnouncedUntil;
-			if (previous > now && !ThrottleGate.isNewsworthyExtension(announced, until, now)) {
-				return Instant.ofEpochMilli(until);
-			}
-			account.parkAnnouncedUntil = until;
-		}
-		String detail = (previous > now) ? account.parkReason + ", park extended by " + (until - announced) + " ms"
-				: account.parkReason;
-		this.events.publish(StateChange.Kind.ACCOUNT_PARKED, account.name, detail, Instant.ofEpochMilli(until));
-		return Instant.ofEpochMilli(until);
+		return parkUntil(account, now, now + park.toMillis(), "quota" + ((reason != null) ? " (" + reason + ")" : ""),
+				"");
 	}
 
 	/**
@@ -112,26 +94,32 @@ public final class Accounts {
 	 * @param reason why, as the other pod recorded it
 	 */
 	public void mirrorPark(String name, long untilMillis, String reason) {
-		AccountStatus account = account(name);
 		long now = this.clock.millis();
 		long until = Math.min(untilMillis, now + this.settings.maxPark().toMillis());
+		if (until > now) {
+			parkUntil(account(name), now, until, reason, ", from the fleet");
+		}
+	}
+
+	private Instant parkUntil(AccountStatus account, long now, long until, String reason, String source) {
 		long previous;
 		long announced;
 		synchronized (account) {
 			previous = account.parkedUntil;
-			if (until <= now || previous >= until) {
-				return;
+			if (previous >= until) {
+				return Instant.ofEpochMilli(previous);
 			}
 			account.parkedUntil = until;
 			account.parkReason = reason;
 			announced = account.parkAnnouncedUntil;
 			if (previous > now && !ThrottleGate.isNewsworthyExtension(announced, until, now)) {
-				return;
+				return Instant.ofEpochMilli(until);
 			}
 			account.parkAnnouncedUntil = until;
 		}
-		this.events.publish(StateChange.Kind.ACCOUNT_PARKED, name, reason + ", from the fleet",
-				Instant.ofEpochMilli(until));
+		String detail = reason + source + ((previous > now) ? ", park extended by " + (until - announced) + " ms" : "");
+		this.events.publish(StateChange.Kind.ACCOUNT_PARKED, account.name, detail, Instant.ofEpochMilli(until));
+		return Instant.ofEpochMilli(until);
 	}
 
 	/**

@@ -109,10 +109,13 @@ class RedisFleetStoreTests {
 
 	@Test
 	void garbageLinesAreSkipped() {
-		View view = RedisFleetStore.parse("now\t1000\nbogus\tline\nseq\t3\nc\tchat\ta, ,b\n");
+		View view = RedisFleetStore
+			.parse("now\t1000\nbogus\tline\nd\tdomain\topen\tnot-a-number\nh\tg\nseq\t3\nc\tchat\ta, ,b\n");
 		assertThat(view.serverMillis()).isEqualTo(1000);
 		assertThat(view.operation()).isEqualTo(3);
 		assertThat(view.chains().get("chat")).containsExactly("a", "b");
+		assertThat(view.domains()).isEmpty();
+		assertThat(view.holds()).isEmpty();
 	}
 
 }
