@@ -1,16 +1,15 @@
 package io.github.llmresilience.autoconfigure;
 
-import java.net.URI;
 import java.time.Duration;
 import java.util.UUID;
 
 import io.github.llmresilience.actuate.LlmResilienceEndpoint;
 import io.github.llmresilience.actuate.LlmResilienceHealthIndicator;
-import io.github.llmresilience.data.redis.FleetPodsAccess;
 import io.github.llmresilience.data.redis.RedisFleetStore;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.fleet.FleetStore;
 import io.github.llmresilience.metrics.LlmResilienceStateMetrics;
+import io.github.llmresilience.test.LocalRedis;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
@@ -25,7 +24,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 class LlmResilienceFleetAutoConfigurationTests {
@@ -140,12 +138,7 @@ class LlmResilienceFleetAutoConfigurationTests {
 	}
 
 	static String ciRedis() {
-		String url = System.getenv().getOrDefault("LLM_RESILIENCE_REDIS_URL", "redis://127.0.0.1:6379");
-		URI uri = URI.create(url);
-		assumeThat(FleetPodsAccess.reachable(uri.getHost(), (uri.getPort() > 0) ? uri.getPort() : 6379))
-			.as("a Redis server at %s (LLM_RESILIENCE_REDIS_URL)", url)
-			.isTrue();
-		return url;
+		return LocalRedis.ciRedis().toString();
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -1,8 +1,5 @@
 package io.github.llmresilience.data.redis;
 
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
@@ -23,6 +20,7 @@ import io.github.llmresilience.extract.ErrorExtractors;
 import io.github.llmresilience.fleet.FleetSettings;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.test.FakeProvider;
+import io.github.llmresilience.test.LocalRedis;
 import io.github.llmresilience.web.RestClientErrorExtractor;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
@@ -36,8 +34,6 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
 import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.web.client.RestClient;
-
-import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * Pods of one fleet in one JVM: each an {@link LlmResilience} with its own Redis
@@ -87,21 +83,8 @@ final class FleetPods implements AutoCloseable {
 
 	/** The Redis that {@code .ci/run} starts, or skip the test saying why. */
 	static FleetPods onCiRedis() {
-		URI uri = URI.create(System.getenv().getOrDefault("LLM_RESILIENCE_REDIS_URL", "redis://127.0.0.1:6379"));
-		String host = uri.getHost();
-		int port = (uri.getPort() > 0) ? uri.getPort() : 6379;
-		assumeThat(reachable(host, port)).as("a Redis server at %s:%d (LLM_RESILIENCE_REDIS_URL)", host, port).isTrue();
-		return new FleetPods(host, port);
-	}
-
-	static boolean reachable(String host, int port) {
-		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress(host, port), 1000);
-			return true;
-		}
-		catch (IOException ex) {
-			return false;
-		}
+		URI uri = LocalRedis.ciRedis();
+		return new FleetPods(uri.getHost(), LocalRedis.port(uri));
 	}
 
 	/** A pod: its engine and its own connection. */
@@ -201,7 +184,7 @@ final class FleetPods implements AutoCloseable {
 	public void close() {
 		stopAll();
 		this.provider.close();
-		if (reachable(this.host, this.port)) {
+		if (LocalRedis.reachable(this.host, this.port)) {
 			LettuceConnectionFactory connection = connection(FleetSettings.defaults(this.namespace));
 			try {
 				ReactiveStringRedisTemplate redis = new ReactiveStringRedisTemplate(connection);

@@ -1,6 +1,5 @@
 package io.github.llmresilience.data.redis;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -10,12 +9,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.github.llmresilience.test.LocalRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 
-import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -65,9 +64,7 @@ final class RedisClusterProcesses implements AutoCloseable {
 
 	/** Three masters, or skip the test saying why. */
 	static RedisClusterProcesses launch() throws IOException {
-		assumeThat(onPath("redis-server") && onPath("redis-cli"))
-			.as("redis-server and redis-cli on the PATH (.ci/run installs them)")
-			.isTrue();
+		LocalRedis.assumeOnPath("redis-server", "redis-cli");
 		return new RedisClusterProcesses();
 	}
 
@@ -79,15 +76,6 @@ final class RedisClusterProcesses implements AutoCloseable {
 		try (ServerSocket socket = new ServerSocket(0)) {
 			return socket.getLocalPort();
 		}
-	}
-
-	private static boolean onPath(String name) {
-		for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-			if (new File(dir, name).canExecute()) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	private static Object command(int port, String... command) {

@@ -1,16 +1,15 @@
 package io.github.llmresilience.data.redis;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import io.github.llmresilience.test.LocalRedis;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
 
-import static org.assertj.core.api.Assumptions.assumeThat;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -30,7 +29,7 @@ final class RedisProcess implements AutoCloseable {
 
 	/** A new server, or skip the test saying why. */
 	static RedisProcess launch() {
-		assumeThat(executable()).as("redis-server on the PATH (.ci/run installs it)").isTrue();
+		LocalRedis.assumeOnPath("redis-server");
 		int port;
 		try (ServerSocket socket = new ServerSocket(0)) {
 			port = socket.getLocalPort();
@@ -39,15 +38,6 @@ final class RedisProcess implements AutoCloseable {
 			throw new IllegalStateException(ex);
 		}
 		return new RedisProcess(port);
-	}
-
-	private static boolean executable() {
-		for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-			if (new File(dir, "redis-server").canExecute()) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	/** Start it (again) on its port, empty. */
