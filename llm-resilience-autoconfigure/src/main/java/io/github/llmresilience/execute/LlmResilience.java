@@ -23,6 +23,7 @@ import io.github.llmresilience.fleet.internal.Fleet;
 import io.github.llmresilience.fleet.internal.FleetSync;
 import io.github.llmresilience.overload.internal.ProviderOverloads;
 import io.github.llmresilience.retry.internal.Backoff;
+import io.github.llmresilience.spend.internal.Spend;
 import io.github.llmresilience.state.FleetState;
 import io.github.llmresilience.state.Operator;
 import io.github.llmresilience.state.ResilienceState;
@@ -86,8 +87,9 @@ public final class LlmResilience implements AutoCloseable {
 						accounts, registry, builder.fleetPod, builder.random, this.rules)
 				: null;
 		this.fleet = (fleet != null) ? fleet : Fleet.NONE;
+		Spend spend = new Spend(builder.spend, builder.clock, events);
 		this.targets = new TargetRuntimes(builder, registry, this.context, classifiers, breakers, gate, accounts,
-				this.fleet);
+				this.fleet, spend);
 		if (fleet != null) {
 			// Every breaker exists now: link them, and learn the fleet's state before the
 			// first call.

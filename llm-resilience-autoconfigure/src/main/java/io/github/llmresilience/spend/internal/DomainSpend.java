@@ -1,0 +1,321 @@
+package io.github.llmresilience.spend.internal;
+
+import java.time.Clock;
+import java.util.Arrays;
+import java.util.Locale;
+
+import io.github.llmresilience.breaker.internal.Breaker;
+import io.github.llmresilience.change.StateChange;
+import io.github.llmresilience.change.internal.StateChanges;
+import io.github.llmresilience.spend.Price;
+import io.github.llmresilience.spend.SpendSettings;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The spend of one failure domain: what its answers cost in the current window, the spend
+ * per call of its past windows, and the judgement that compares the two.
+ *
+ * <p>
+ * The figure judged is the window's <em>spend per call</em> (its spend divided by its
+ * answers), against the median of the same figure over the last {@code history} windows.
+ * A window's total would rise with traffic as well: twice the calls at the same size is
+ * growth, not a runaway, and leaves the spend per call where it was; answers four times
+ * longer raise it fourfold whatever the traffic. A window is judged once it holds
+ * {@code min-calls} answers, and only after {@code min-windows} past windows with as
+ * many.
+ *
+ * <p>
+ * A window whose spend per call reached {@code open-multiple} stays out of the history: a
+ * runaway must not teach the median its own level. The breaker then opens again whenever
+ * it closes while the spend per call is still that high, until the spend falls back or an
+ * operator resets the breaker, which also forgets the history (the new level is learnt
+ * over {@code min-windows} windows).
+ *
+ * <p>
+ * Each change of level is published once: {@code spend-alert} when the spend per call
+ * reaches {@code alert-multiple}, {@code spend-tripped} at {@code open-multiple} (and the
+ * breaker's own {@code breaker-opened}), {@code spend-normal} when a whole window is
+ * below the alert again. Levels rise on any answer of a judged window, and fall only when
+ * a window ends, so a figure wavering around a threshold publishes once per window at
+ * most.
+ */
+public final class DomainSpend {
+
+	private static final Logger logger = LoggerFactory.getLogger(DomainSpend.class);
+
+	/**
+	 * The most tokens one answer may report and still be believed: ten times the largest
+	 * context window offered today. Beyond it the usage is garbage and counts nothing.
+	 */
+	static final long MAX_TOKENS = 100_000_000L;
+
+	/** Where a domain's spend per call stands against its median. */
+	public enum Level {
+
+		/** Below {@code alert-multiple}, or not judged yet. */
+		NORMAL,
+
+		/** At {@code alert-multiple} or above. */
+		ALERT,
+
+		/** At {@code open-multiple} or above: the breaker was opened. */
+		TRIPPED
+
+	}
+
+	private final String domain;
+
+	private final @Nullable Price price;
+
+	private final SpendSettings settings;
+
+	private final long windowMillis;
+
+	private final Clock clock;
+
+	private final StateChanges events;
+
+	private final Breaker breaker;
+
+	// Guarded by this.
+
+	private long windowIndex = Long.MIN_VALUE;
+
+	private double windowSpend;
+
+	private long windowCalls;
+
+	/** Whether the current window reached {@code open-multiple}. */
+	private boolean windowTripped;
+
+	/** The spend per call of past windows, a ring. */
+	private final double[] history;
+
+	private int historySize;
+
+	private int historyNext;
+
+	/** The median of the history, kept until the history changes. */
+	private double median;
+
+	private Level level = Level.NORMAL;
+
+	DomainSpend(String domain, @Nullable Price price, SpendSettings settings, Clock clock, StateChanges events,
+			Breaker breaker) {
+		this.domain = domain;
+		this.price = price;
+		this.settings = settings;
+		this.windowMillis = settings.window().toMillis();
+		this.clock = clock;
+		this.events = events;
+		this.breaker = breaker;
+		this.history = new double[settings.history()];
+	}
+
+	public String domain() {
+		return this.domain;
+	}
+
+	/** The target's price, or {@code null} when spend is counted in tokens. */
+	public @Nullable Price price() {
+		return this.price;
+	}
+
+	/** {@code price} when a price is set, else {@code tokens}. */
+	public String unit() {
+		return unit(this.price);
+	}
+
+	static String unit(@Nullable Price price) {
+		return (price != null) ? "price" : "tokens";
+	}
+
+	/**
+	 * What one answer spent: money at the price, or its tokens; {@code -1} when the usage
+	 * is not believable (negative, or beyond {@link #MAX_TOKENS}), which counts nothing.
+	 */
+	public static double spendOf(@Nullable Price price, long inputTokens, long outputTokens) {
+		if (inputTokens < 0 || outputTokens < 0 || inputTokens > MAX_TOKENS || outputTokens > MAX_TOKENS) {
+			return -1;
+		}
+		return (price != null) ? price.cost(inputTokens, outputTokens) : (double) (inputTokens + outputTokens);
+	}
+
+	/**
+	 * Count one answer's usage and judge the window; may publish a level's change and
+	 * open the breaker. Never throws: a served answer is never failed by its bill.
+	 */
+	public void record(long inputTokens, long outputTokens) {
+		if (!this.settings.enabled()) {
+			return;
+		}
+		try {
+			double spend = spendOf(this.price, inputTokens, outputTokens);
+			if (spend < 0) {
+				return;
+			}
+			Judgement judgement;
+			synchronized (this) {
+				Level before = this.level;
+				roll(this.clock.millis());
+				Level rolled = this.level;
+				this.windowSpend += spend;
+				this.windowCalls++;
+				double ratio = judge();
+				judgement = new Judgement(before, rolled, this.level, ratio, this.windowSpend / this.windowCalls,
+						this.median, this.windowCalls, this.historySize);
+			}
+			act(judgement);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Spend of {} not judged", this.domain, ex);
+		}
+	}
+
+	/**
+	 * Close the windows that ended before {@code now}: a window with enough answers joins
+	 * the history (unless it tripped) and may lower the level.
+	 */
+	private void roll(long now) {
+		long index = Math.floorDiv(now, this.windowMillis);
+		if (index == this.windowIndex) {
+			return;
+		}
+		if (this.windowIndex != Long.MIN_VALUE && this.windowCalls >= this.settings.minCalls()) {
+			double perCall = this.windowSpend / this.windowCalls;
+			if (this.historySize >= this.settings.minWindows() && this.median > 0) {
+				// A whole window decides whether the level falls; a window with too few
+				// answers says nothing.
+				Level ended = levelOf(perCall / this.median);
+				if (ended.compareTo(this.level) < 0) {
+					this.level = ended;
+				}
+			}
+			if (!this.windowTripped) {
+				remember(perCall);
+			}
+		}
+		this.windowIndex = index;
+		this.windowSpend = 0;
+		this.windowCalls = 0;
+		this.windowTripped = false;
+	}
+
+	private void remember(double perCall) {
+		this.history[this.historyNext] = perCall;
+		this.historyNext = (this.historyNext + 1) % this.history.length;
+		if (this.historySize < this.history.length) {
+			this.historySize++;
+		}
+		double[] sorted = Arrays.copyOf(this.history, this.historySize);
+		Arrays.sort(sorted);
+		int middle = sorted.length / 2;
+		this.median = (sorted.length % 2 == 1) ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+	}
+
+	/**
+	 * Judge the current window: the level may rise.
+	 * @return the spend per call as a multiple of the median, or {@code -1} when not
+	 * judged
+	 */
+	private double judge() {
+		if (this.historySize < this.settings.minWindows() || this.windowCalls < this.settings.minCalls()
+				|| !(this.median > 0)) {
+			return -1;
+		}
+		double ratio = (this.windowSpend / this.windowCalls) / this.median;
+		Level now = levelOf(ratio);
+		if (now.compareTo(this.level) > 0) {
+			this.level = now;
+		}
+		if (now == Level.TRIPPED) {
+			this.windowTripped = true;
+		}
+		return ratio;
+	}
+
+	private Level levelOf(double ratio) {
+		if (ratio >= this.settings.openMultiple()) {
+			return Level.TRIPPED;
+		}
+		return (ratio >= this.settings.alertMultiple()) ? Level.ALERT : Level.NORMAL;
+	}
+
+	/** Publish the changes of level and open the breaker, outside the lock. */
+	private void act(Judgement judgement) {
+		if (judgement.rolled() == Level.NORMAL && judgement.before() != Level.NORMAL) {
+			this.events.publish(StateChange.Kind.SPEND_NORMAL, this.domain,
+					"spend per call back below " + this.settings.alertMultiple() + "× the median", null);
+		}
+		if (judgement.ratio() < 0) {
+			return;
+		}
+		String detail = judgement.describe(unit());
+		if (judgement.after() != Level.NORMAL && judgement.rolled() == Level.NORMAL) {
+			this.events.publish(StateChange.Kind.SPEND_ALERT, this.domain, detail, null);
+		}
+		if (judgement.after() == Level.TRIPPED && judgement.rolled() != Level.TRIPPED) {
+			this.events.publish(StateChange.Kind.SPEND_TRIPPED, this.domain, detail, null);
+		}
+		if (judgement.ratio() >= this.settings.openMultiple()) {
+			// A no-op unless the breaker is closed: opened once per crossing, and again
+			// when it closes while the spend is still this high.
+			this.breaker.openOnSpend(detail);
+		}
+	}
+
+	/**
+	 * Forget the history and the level: an operator reset the domain's breaker, accepting
+	 * the spend as it is now.
+	 */
+	public synchronized void forget() {
+		this.historySize = 0;
+		this.historyNext = 0;
+		this.median = 0;
+		this.windowSpend = 0;
+		this.windowCalls = 0;
+		this.windowTripped = false;
+		this.level = Level.NORMAL;
+	}
+
+	/** What this domain's spend looks like now. */
+	public synchronized Snapshot snapshot() {
+		roll(this.clock.millis());
+		double perCall = (this.windowCalls > 0) ? this.windowSpend / this.windowCalls : 0;
+		double ratio = (this.median > 0 && this.windowCalls > 0) ? perCall / this.median : 0;
+		return new Snapshot(this.domain, unit(), this.level, this.windowCalls, this.windowSpend, perCall, this.median,
+				ratio, this.historySize);
+	}
+
+	/**
+	 * One domain's spend at one moment.
+	 *
+	 * @param domain the failure domain
+	 * @param unit {@code price} or {@code tokens}
+	 * @param level where it stands
+	 * @param windowCalls answers with usage in the current window
+	 * @param windowSpend their spend
+	 * @param perCall their spend per call
+	 * @param median the median spend per call of past windows, 0 before the first
+	 * @param ratio {@code perCall} as a multiple of {@code median}, 0 when either is
+	 * unknown
+	 * @param windows past windows in the history
+	 */
+	public record Snapshot(String domain, String unit, Level level, long windowCalls, double windowSpend,
+			double perCall, double median, double ratio, int windows) {
+	}
+
+	private record Judgement(Level before, Level rolled, Level after, double ratio, double perCall, double median,
+			long calls, int windows) {
+
+		String describe(String unit) {
+			return String.format(Locale.ROOT,
+					"spend per call %.2f× the median of %d windows (%.4g %s per call against %.4g, %d calls)",
+					this.ratio, this.windows, this.perCall, unit, this.median, this.calls);
+		}
+
+	}
+
+}
