@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * runaway must not teach the median its own level. The breaker then opens again whenever
  * it closes while the spend per call is still that high, until the spend falls back or an
  * operator resets the breaker, which also forgets the history (the new level is learnt
- * over {@code min-windows} windows).
+ * over {@code min-windows} windows). While tripped, an answer in a window too young to
+ * judge is judged alone, so that the breaker's trial landing in a new window does not let
+ * {@code min-calls} more runaway answers through.
  *
  * <p>
  * Each change of level is published once: {@code spend-alert} when the spend per call
@@ -164,8 +166,13 @@ public final class DomainSpend {
 				this.windowSpend += spend;
 				this.windowCalls++;
 				double ratio = judge();
-				judgement = new Judgement(before, rolled, this.level, ratio, this.windowSpend / this.windowCalls,
-						this.median, this.windowCalls, this.historySize);
+				if (ratio < 0 && this.level == Level.TRIPPED) {
+					ratio = judgeAlone(spend);
+				}
+				judgement = new Judgement(before, rolled, this.level, ratio,
+						(this.windowCalls >= this.settings.minCalls()) ? this.windowSpend / this.windowCalls : spend,
+						this.median, (this.windowCalls >= this.settings.minCalls()) ? this.windowCalls : 1,
+						this.historySize);
 			}
 			act(judgement);
 		}
@@ -233,6 +240,25 @@ public final class DomainSpend {
 		if (now == Level.TRIPPED) {
 			this.windowTripped = true;
 		}
+		return ratio;
+	}
+
+	/**
+	 * Judge one answer alone: while the domain is tripped and its window is too young to
+	 * judge (the breaker's trial came in a new window), an answer at the runaway's level
+	 * opens the breaker again at once rather than after {@code min-calls} more.
+	 * @return its spend as a multiple of the median when that opens the breaker, else
+	 * {@code -1}
+	 */
+	private double judgeAlone(double spend) {
+		if (this.historySize < this.settings.minWindows() || !(this.median > 0)) {
+			return -1;
+		}
+		double ratio = spend / this.median;
+		if (ratio < this.settings.openMultiple()) {
+			return -1;
+		}
+		this.windowTripped = true;
 		return ratio;
 	}
 
