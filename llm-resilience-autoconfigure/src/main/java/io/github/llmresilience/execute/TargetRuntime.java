@@ -180,6 +180,7 @@ final class TargetRuntime {
 		}
 		timeout(streaming).record(nanos);
 		this.accounts.success(this.account);
+		this.spend.record(answer::usage);
 	}
 
 	/** Settle the permit with a failure's verdict. */

@@ -3,12 +3,14 @@ package io.github.llmresilience.spend.internal;
 import java.time.Clock;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.function.Supplier;
 
 import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.spend.Price;
 import io.github.llmresilience.spend.SpendSettings;
+import io.github.llmresilience.usage.Usage;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -143,6 +145,28 @@ public final class DomainSpend {
 			return -1;
 		}
 		return (price != null) ? price.cost(inputTokens, outputTokens) : (double) (inputTokens + outputTokens);
+	}
+
+	/**
+	 * Count one answer's usage, when spend is judged at all: the usage is read only then
+	 * (a body is parsed for it). No usage counts nothing, not even a call. Never throws.
+	 * @param usage the answer's usage, or {@code null} when it told none
+	 */
+	public void record(Supplier<@Nullable Usage> usage) {
+		if (!this.settings.enabled()) {
+			return;
+		}
+		Usage used;
+		try {
+			used = usage.get();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Usage of an answer of {} unreadable", this.domain, ex);
+			return;
+		}
+		if (used != null) {
+			record(used.inputTokens(), used.outputTokens());
+		}
 	}
 
 	/**
