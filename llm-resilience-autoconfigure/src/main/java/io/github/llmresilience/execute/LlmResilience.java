@@ -91,6 +91,7 @@ public final class LlmResilience implements AutoCloseable {
 		this.targets = new TargetRuntimes(builder, registry, this.context, classifiers, breakers, gate, accounts,
 				this.fleet, spend);
 		if (fleet != null) {
+			fleet.shareSpend(spend);
 			// Every breaker exists now: link them, and learn the fleet's state before the
 			// first call.
 			fleet.start();

@@ -106,6 +106,14 @@ public final class DomainSpend {
 
 	private Level level = Level.NORMAL;
 
+	/** Whether the level fell back to normal and no event said so yet. */
+	private boolean fellToNormal;
+
+	/** This pod's answers of the current window not yet sent to the fleet. */
+	private long unsentCalls;
+
+	private double unsentSpend;
+
 	DomainSpend(String domain, @Nullable Price price, SpendSettings settings, Clock clock, StateChanges events,
 			Breaker breaker) {
 		this.domain = domain;
@@ -184,16 +192,18 @@ public final class DomainSpend {
 			}
 			Judgement judgement;
 			synchronized (this) {
-				Level before = this.level;
 				roll(this.clock.millis());
 				Level rolled = this.level;
+				boolean fell = takeFall();
 				this.windowSpend += spend;
 				this.windowCalls++;
+				this.unsentSpend += spend;
+				this.unsentCalls++;
 				double ratio = judge();
 				if (ratio < 0 && this.level == Level.TRIPPED) {
 					ratio = judgeAlone(spend);
 				}
-				judgement = new Judgement(before, rolled, this.level, ratio,
+				judgement = new Judgement(fell, rolled, this.level, ratio,
 						(this.windowCalls >= this.settings.minCalls()) ? this.windowSpend / this.windowCalls : spend,
 						this.median, (this.windowCalls >= this.settings.minCalls()) ? this.windowCalls : 1,
 						this.historySize);
@@ -221,6 +231,7 @@ public final class DomainSpend {
 				// answers says nothing.
 				Level ended = levelOf(perCall / this.median);
 				if (ended.compareTo(this.level) < 0) {
+					this.fellToNormal |= (ended == Level.NORMAL);
 					this.level = ended;
 				}
 			}
@@ -232,6 +243,16 @@ public final class DomainSpend {
 		this.windowSpend = 0;
 		this.windowCalls = 0;
 		this.windowTripped = false;
+		// What the fleet has not heard of the closed window is dropped: sent now, it
+		// would count in the new one.
+		this.unsentSpend = 0;
+		this.unsentCalls = 0;
+	}
+
+	private boolean takeFall() {
+		boolean fell = this.fellToNormal;
+		this.fellToNormal = false;
+		return fell;
 	}
 
 	private void remember(double perCall) {
@@ -295,7 +316,7 @@ public final class DomainSpend {
 
 	/** Publish the changes of level and open the breaker, outside the lock. */
 	private void act(Judgement judgement) {
-		if (judgement.rolled() == Level.NORMAL && judgement.before() != Level.NORMAL) {
+		if (judgement.fell()) {
 			this.events.publish(StateChange.Kind.SPEND_NORMAL, this.domain,
 					"spend per call back below " + this.settings.alertMultiple() + "× the median", null);
 		}
@@ -316,6 +337,79 @@ public final class DomainSpend {
 		}
 	}
 
+	// Fleet mode: the window's figures are the fleet's, the history each pod's own.
+
+	/**
+	 * What this pod counted of the current window since its last sync, to be added to the
+	 * fleet's window; the count starts again from zero.
+	 * @return the window's index (its start divided by its length), the answers and their
+	 * spend; {@code null} when spend is not judged
+	 */
+	public synchronized @Nullable Unsent takeUnsent() {
+		if (!this.settings.enabled()) {
+			return null;
+		}
+		roll(this.clock.millis());
+		Unsent unsent = new Unsent(this.windowIndex, this.windowMillis, this.unsentCalls, this.unsentSpend);
+		this.unsentCalls = 0;
+		this.unsentSpend = 0;
+		return unsent;
+	}
+
+	/** The fleet's store was not reached: keep what was taken for the next sync. */
+	public synchronized void giveBack(Unsent unsent) {
+		if (unsent.window() == this.windowIndex) {
+			this.unsentCalls += unsent.calls();
+			this.unsentSpend += unsent.spend();
+		}
+	}
+
+	/**
+	 * The fleet's figures of a window, this pod's sent ones included: they become the
+	 * current window's, with what this pod counted since, and are judged like this pod's
+	 * own. Figures of another window (a sync across a window's edge) are left.
+	 */
+	public void follow(long window, long calls, double spend) {
+		if (!this.settings.enabled() || calls < 0 || !(spend >= 0) || Double.isInfinite(spend)) {
+			return;
+		}
+		try {
+			Judgement judgement;
+			synchronized (this) {
+				roll(this.clock.millis());
+				Level rolled = this.level;
+				boolean fell = takeFall();
+				if (window != this.windowIndex || calls < this.windowCalls - this.unsentCalls) {
+					// Another window, or fewer answers than this pod alone has sent:
+					// stale.
+					this.fellToNormal |= fell;
+					return;
+				}
+				this.windowCalls = calls + this.unsentCalls;
+				this.windowSpend = spend + this.unsentSpend;
+				double ratio = judge();
+				judgement = new Judgement(fell, rolled, this.level, ratio,
+						(this.windowCalls > 0) ? this.windowSpend / this.windowCalls : 0, this.median, this.windowCalls,
+						this.historySize);
+			}
+			act(judgement);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Fleet spend of {} not judged", this.domain, ex);
+		}
+	}
+
+	/**
+	 * What a pod sends the fleet of one domain's window.
+	 *
+	 * @param window the window's index: its start divided by its length, in epoch millis
+	 * @param windowMillis the window's length
+	 * @param calls answers with usage counted since the last sync
+	 * @param spend their spend
+	 */
+	public record Unsent(long window, long windowMillis, long calls, double spend) {
+	}
+
 	/**
 	 * Forget the history and the level: an operator reset the domain's breaker, accepting
 	 * the spend as it is now.
@@ -328,6 +422,7 @@ public final class DomainSpend {
 		this.windowCalls = 0;
 		this.windowTripped = false;
 		this.level = Level.NORMAL;
+		this.fellToNormal = false;
 	}
 
 	/** What this domain's spend looks like now. */
@@ -357,7 +452,7 @@ public final class DomainSpend {
 			double perCall, double median, double ratio, int windows) {
 	}
 
-	private record Judgement(Level before, Level rolled, Level after, double ratio, double perCall, double median,
+	private record Judgement(boolean fell, Level rolled, Level after, double ratio, double perCall, double median,
 			long calls, int windows) {
 
 		String describe(String unit) {

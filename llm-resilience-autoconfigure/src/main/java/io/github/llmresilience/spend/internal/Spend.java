@@ -64,6 +64,11 @@ public final class Spend {
 		return spend;
 	}
 
+	/** The spend of a failure domain, or {@code null} when no target has it. */
+	public @Nullable DomainSpend get(String domain) {
+		return this.byDomain.get(domain);
+	}
+
 	public Collection<DomainSpend> all() {
 		return this.byDomain.values();
 	}

@@ -1,0 +1,155 @@
+package io.github.llmresilience.data.redis;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.change.StateChange;
+import io.github.llmresilience.fleet.FleetSettings;
+import io.github.llmresilience.spend.SpendSettings;
+import io.github.llmresilience.state.TargetState.BreakerState;
+import io.github.llmresilience.test.FakeProvider.Reply;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.client.JdkClientHttpRequestFactory;
+import org.springframework.web.client.RestClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Spend windows hold fleet-wide: two pods, each answering too few calls a window to be
+ * judged alone ({@code min-calls} 6, four calls a pod), share their windows through
+ * Redis; when answers run four times longer, both open the primary's breaker on spend.
+ * The same pods deciding alone never judge a window and never open.
+ */
+class FleetSpendTests {
+
+	private static final Duration WINDOW = Duration.ofSeconds(1);
+
+	/** One-second windows, a median of 3, judged after 2 windows of 6 answers. */
+	private static final SpendSettings SPEND = new SpendSettings(true, WINDOW, 3, 2, 6, 3.0, 2.0);
+
+	/** Four calls a window on each pod. */
+	private static final Duration PACE = Duration.ofMillis(250);
+
+	private final RestClient client = RestClient.builder().requestFactory(new JdkClientHttpRequestFactory()).build();
+
+	private volatile int length = 1;
+
+	@Test
+	void twoPodsJudgeTheirSharedWindowsWhereNeitherCouldAlone() {
+		try (FleetPods fleet = FleetPods.onCiRedis()) {
+			fleet.provider.script("primary", (n) -> Reply.ok(answer(this.length)));
+			fleet.provider.always("secondary", Reply.ok(answer(1)));
+			FleetSettings settings = new FleetSettings(fleet.namespace, Duration.ofMillis(50), Duration.ofSeconds(3),
+					null, Duration.ofSeconds(10), Duration.ZERO, Duration.ofSeconds(1));
+			List<FleetPods.Pod> pods = List.of(
+					fleet.start("pod-1", Clock.systemUTC(), settings, BreakerSettings.defaults(),
+							(builder) -> builder.spend(SPEND)),
+					fleet.start("pod-2", Clock.systemUTC(), settings, BreakerSettings.defaults(),
+							(builder) -> builder.spend(SPEND)));
+			assertThat(run(fleet, pods)).isEmpty();
+			assertThat(pods).allSatisfy((pod) -> {
+				BreakerState breaker = pod.resilience().state().target("primary").breaker();
+				assertThat(breaker.status()).isEqualTo(BreakerState.Status.OPEN);
+				assertThat(breaker.reason()).isEqualTo("spend");
+			});
+			assertThat(fleet.events).filteredOn((change) -> change.kind() == StateChange.Kind.SPEND_TRIPPED).hasSize(2);
+
+			fleet.stopAll();
+			fleet.events.clear();
+			this.length = 1;
+			List<FleetPods.Pod> alone = List.of(
+					fleet.startAlone("alone-1", Clock.systemUTC(), BreakerSettings.defaults(),
+							(builder) -> builder.spend(SPEND)),
+					fleet.startAlone("alone-2", Clock.systemUTC(), BreakerSettings.defaults(),
+							(builder) -> builder.spend(SPEND)));
+			assertThat(run(fleet, alone)).isEmpty();
+			assertThat(fleet.events).noneMatch((change) -> change.kind() == StateChange.Kind.SPEND_ALERT
+					|| change.kind() == StateChange.Kind.BREAKER_OPENED);
+		}
+	}
+
+	/**
+	 * Four ordinary windows, then answers four times longer until both pods' breakers
+	 * opened or three more windows passed.
+	 * @return what went wrong in calls
+	 */
+	private Queue<Throwable> run(FleetPods fleet, List<FleetPods.Pod> pods) {
+		Queue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
+		AtomicInteger served = new AtomicInteger();
+		ScheduledExecutorService executor = Executors.newScheduledThreadPool(pods.size());
+		try {
+			for (int i = 0; i < pods.size(); i++) {
+				FleetPods.Pod pod = pods.get(i);
+				executor.scheduleAtFixedRate(() -> {
+					try {
+						call(pod);
+						served.incrementAndGet();
+					}
+					catch (Throwable ex) {
+						unexpected.add(ex);
+					}
+				}, i * PACE.toMillis() / pods.size(), PACE.toMillis(), TimeUnit.MILLISECONDS);
+			}
+			wait(WINDOW.multipliedBy(4));
+			this.length = 4;
+			long giveUp = System.nanoTime() + WINDOW.multipliedBy(3).toNanos();
+			while (System.nanoTime() < giveUp && !pods.stream()
+				.allMatch((pod) -> pod.resilience().state().target("primary").breaker().reason() != null)) {
+				wait(PACE);
+			}
+		}
+		finally {
+			executor.shutdownNow();
+			try {
+				executor.awaitTermination(10, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+		assertThat(served.get()).isPositive();
+		return unexpected;
+	}
+
+	/** The traffic runs meanwhile: what is measured is what it does. */
+	private static void wait(Duration duration) {
+		try {
+			new CountDownLatch(1).await(duration.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private String call(FleetPods.Pod pod) {
+		return pod.resilience().call("chat", (attempt) -> {
+			ResponseEntity<String> answer = this.client.post()
+				.uri(attempt.target().baseUrl() + "/v1/chat/completions")
+				.body("{}")
+				.retrieve()
+				.toEntity(String.class);
+			attempt.answered(answer.getHeaders().asMultiValueMap(), answer.getBody());
+			return answer.getBody();
+		});
+	}
+
+	/** An OpenAI chat completion: 100 tokens in, 1,000 times the length out. */
+	private static String answer(int length) {
+		return "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":{\"role\":"
+				+ "\"assistant\",\"content\":\"" + "An answer. ".repeat(length)
+				+ "\"},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":100,\"completion_tokens\":"
+				+ (1000 * length) + ",\"total_tokens\":" + (100 + 1000 * length) + "}}";
+	}
+
+}
