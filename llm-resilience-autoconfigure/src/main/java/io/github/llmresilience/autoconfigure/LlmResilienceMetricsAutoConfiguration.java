@@ -7,6 +7,7 @@ import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.metrics.LlmCallMetrics;
 import io.github.llmresilience.metrics.LlmResilienceStateMetrics;
 import io.github.llmresilience.metrics.SpendMetrics;
+import io.github.llmresilience.metrics.SpendStateMetrics;
 import io.github.llmresilience.metrics.StateChangeMetrics;
 import io.github.llmresilience.metrics.UnclassifiedMetrics;
 import io.github.llmresilience.spend.Price;
@@ -51,6 +52,12 @@ public final class LlmResilienceMetricsAutoConfiguration {
 			}
 		});
 		return new SpendMetrics(registry, prices);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	SpendStateMetrics llmResilienceSpendStateMetrics(LlmResilience resilience) {
+		return new SpendStateMetrics(resilience);
 	}
 
 	@Bean

@@ -10,6 +10,7 @@ import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.spend.Price;
 import io.github.llmresilience.spend.SpendSettings;
+import io.github.llmresilience.spend.SpendState;
 import io.github.llmresilience.usage.Usage;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -426,30 +427,12 @@ public final class DomainSpend {
 	}
 
 	/** What this domain's spend looks like now. */
-	public synchronized Snapshot snapshot() {
+	public synchronized SpendState snapshot() {
 		roll(this.clock.millis());
 		double perCall = (this.windowCalls > 0) ? this.windowSpend / this.windowCalls : 0;
 		double ratio = (this.median > 0 && this.windowCalls > 0) ? perCall / this.median : 0;
-		return new Snapshot(this.domain, unit(), this.level, this.windowCalls, this.windowSpend, perCall, this.median,
-				ratio, this.historySize);
-	}
-
-	/**
-	 * One domain's spend at one moment.
-	 *
-	 * @param domain the failure domain
-	 * @param unit {@code price} or {@code tokens}
-	 * @param level where it stands
-	 * @param windowCalls answers with usage in the current window
-	 * @param windowSpend their spend
-	 * @param perCall their spend per call
-	 * @param median the median spend per call of past windows, 0 before the first
-	 * @param ratio {@code perCall} as a multiple of {@code median}, 0 when either is
-	 * unknown
-	 * @param windows past windows in the history
-	 */
-	public record Snapshot(String domain, String unit, Level level, long windowCalls, double windowSpend,
-			double perCall, double median, double ratio, int windows) {
+		return new SpendState(this.domain, unit(), this.level.name().toLowerCase(Locale.ROOT), this.windowCalls,
+				this.windowSpend, perCall, this.median, ratio, this.historySize);
 	}
 
 	private record Judgement(boolean fell, Level rolled, Level after, double ratio, double perCall, double median,
