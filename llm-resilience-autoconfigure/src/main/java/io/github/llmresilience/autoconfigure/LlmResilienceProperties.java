@@ -384,6 +384,9 @@ public class LlmResilienceProperties implements InitializingBean {
 
 		private final TimeoutOverrides timeouts = new TimeoutOverrides();
 
+		/**
+		 * What the target's tokens cost; without a price its spend is counted in tokens.
+		 */
 		private final PriceProperties price = new PriceProperties();
 
 		public @Nullable String getProvider() {
@@ -1562,7 +1565,7 @@ public class LlmResilienceProperties implements InitializingBean {
 		}
 
 		/** The price, or {@code null} when neither part is set. */
-		public @Nullable Price toPrice() {
+		@Nullable Price toPrice() {
 			if (this.input == null && this.output == null) {
 				return null;
 			}
