@@ -272,6 +272,7 @@ final class TargetRuntimes implements Operator {
 	public void close(String target) {
 		Breaker breaker = get(target).breaker();
 		breaker.close();
+		acceptSpend(breaker);
 		this.fleet.command(Write.Kind.BREAKER, breaker.domain(), "closed");
 	}
 
@@ -279,7 +280,19 @@ final class TargetRuntimes implements Operator {
 	public void reset(String target) {
 		Breaker breaker = get(target).breaker();
 		breaker.reset();
+		acceptSpend(breaker);
 		this.fleet.command(Write.Kind.BREAKER, breaker.domain(), "closed");
+	}
+
+	/**
+	 * An operator who closes a domain's breaker accepts its spend as it is: its history
+	 * is forgotten and learnt again, else a runaway's level would open it at once.
+	 */
+	private void acceptSpend(Breaker breaker) {
+		DomainSpend spend = this.spend.get(breaker.domain());
+		if (spend != null) {
+			spend.forget();
+		}
 	}
 
 	@Override

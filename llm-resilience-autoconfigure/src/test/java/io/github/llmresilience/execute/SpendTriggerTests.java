@@ -97,6 +97,32 @@ class SpendTriggerTests {
 	}
 
 	@Test
+	void anOperatorWhoClosesTheBreakerAcceptsTheNewLevel() {
+		this.h.provider.script("primary", (n) -> this.h.time.instant().isBefore(this.longerFrom)
+				? Reply.ok(answer("primary", 1)) : Reply.ok(answer("primary", 4)));
+		this.h.provider.always("secondary", Reply.ok(answer("secondary", 1)));
+		build();
+		calls(6 * 20);
+		this.longerFrom = this.h.time.instant();
+		calls(20);
+		assertThat(breaker().reason()).isEqualTo("spend");
+		assertThat(this.h.resilience.spend().get(PRIMARY_DOMAIN).level()).isEqualTo("tripped");
+
+		this.h.resilience.operator().close("primary");
+		int before = this.h.provider.requests("primary");
+		calls(3 * 20);
+
+		// The history is learnt again from the new level: the primary serves on.
+		assertThat(breaker().status()).isEqualTo(TargetState.BreakerState.Status.CLOSED);
+		assertThat(this.h.provider.requests("primary") - before).isEqualTo(3 * 20);
+		assertThat(this.h.resilience.spend().get(PRIMARY_DOMAIN)).satisfies((spend) -> {
+			assertThat(spend.level()).isEqualTo("normal");
+			assertThat(spend.windows()).isEqualTo(3);
+			assertThat(spend.unit()).isEqualTo("price");
+		});
+	}
+
+	@Test
 	void twiceTheCallsAtTheSameSizeOpenNothing() {
 		this.h.provider.always("primary", Reply.ok(answer("primary", 1)));
 		this.h.provider.always("secondary", Reply.ok(answer("secondary", 1)));

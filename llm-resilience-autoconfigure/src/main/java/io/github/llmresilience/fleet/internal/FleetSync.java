@@ -75,6 +75,9 @@ public final class FleetSync implements Fleet {
 	/** The classification rules, shared when given; {@code null} to share none. */
 	private final @Nullable ClassificationRules rules;
 
+	/** The reason the fleet gives a breaker status an operator set. */
+	private static final String OPERATOR = "by an operator";
+
 	/** Where this pod's own edits are told from the fleet's. */
 	static final String SOURCE = "fleet";
 
@@ -562,7 +565,13 @@ public final class FleetSync implements Fleet {
 				this.generation = view.generation();
 				switch (view.status()) {
 					case "open" -> this.breaker.followOpen(view.untilMillis() + offset, view.reason());
-					case "closed" -> this.breaker.followClosed(view.reason());
+					case "closed" -> {
+						this.breaker.followClosed(view.reason());
+						if (this.spend != null && OPERATOR.equals(view.reason())) {
+							// An operator closed it on some pod, accepting its spend.
+							this.spend.forget();
+						}
+					}
 					case "forced-open" -> this.breaker.followForcedOpen();
 					case "disabled" -> this.breaker.followDisabled();
 					default -> logger.debug("Unknown fleet breaker status '{}'", view.status());

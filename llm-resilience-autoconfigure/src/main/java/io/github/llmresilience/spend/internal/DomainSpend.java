@@ -33,10 +33,10 @@ import org.slf4j.LoggerFactory;
  * A window whose spend per call reached {@code open-multiple} stays out of the history: a
  * runaway must not teach the median its own level. The breaker then opens again whenever
  * it closes while the spend per call is still that high, until the spend falls back or an
- * operator resets the breaker, which also forgets the history (the new level is learnt
- * over {@code min-windows} windows). While tripped, an answer in a window too young to
- * judge is judged alone, so that the breaker's trial landing in a new window does not let
- * {@code min-calls} more runaway answers through.
+ * operator closes or resets the breaker, which also forgets the history (the new level is
+ * learnt over {@code min-windows} windows). While tripped, an answer in a window too
+ * young to judge is judged alone, so that the breaker's trial landing in a new window
+ * does not let {@code min-calls} more runaway answers through.
  *
  * <p>
  * Each change of level is published once: {@code spend-alert} when the spend per call
@@ -412,8 +412,8 @@ public final class DomainSpend {
 	}
 
 	/**
-	 * Forget the history and the level: an operator reset the domain's breaker, accepting
-	 * the spend as it is now.
+	 * Forget the history and the level: an operator closed or reset the domain's breaker
+	 * (here or, in fleet mode, on another pod), accepting the spend as it is now.
 	 */
 	public synchronized void forget() {
 		this.historySize = 0;

@@ -7,7 +7,6 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.llmresilience.breaker.internal.Breaker;
-import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.spend.Price;
 import io.github.llmresilience.spend.SpendSettings;
@@ -15,7 +14,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The spend of every failure domain, one {@link DomainSpend} each, keyed like the
- * breakers. An operator's reset of a domain's breaker also forgets its spend history.
+ * breakers.
  */
 public final class Spend {
 
@@ -31,16 +30,6 @@ public final class Spend {
 		this.settings = settings;
 		this.clock = clock;
 		this.events = events;
-		if (settings.enabled()) {
-			events.addListener((change) -> {
-				if (change.kind() == StateChange.Kind.BREAKER_RESET) {
-					DomainSpend spend = this.byDomain.get(change.subject());
-					if (spend != null) {
-						spend.forget();
-					}
-				}
-			});
-		}
 	}
 
 	public SpendSettings settings() {

@@ -24,16 +24,20 @@ import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.web.client.RestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Spend windows hold fleet-wide: two pods, each answering too few calls a window to be
  * judged alone ({@code min-calls} 6, four calls a pod), share their windows through
- * Redis; when answers run four times longer, both open the primary's breaker on spend.
- * The same pods deciding alone never judge a window and never open.
+ * Redis; when answers run four times longer, both open the primary's breaker on spend. An
+ * operator's close on one pod accepts the new level on both. The same pods deciding alone
+ * never judge a window and never open.
  */
 class FleetSpendTests {
 
 	private static final Duration WINDOW = Duration.ofSeconds(1);
+
+	private static final String DOMAIN = "openai/gpt-4o/region-primary";
 
 	/** One-second windows, a median of 3, judged after 2 windows of 6 answers. */
 	private static final SpendSettings SPEND = new SpendSettings(true, WINDOW, 3, 2, 6, 3.0, 2.0);
@@ -64,6 +68,16 @@ class FleetSpendTests {
 				assertThat(breaker.reason()).isEqualTo("spend");
 			});
 			assertThat(fleet.events).filteredOn((change) -> change.kind() == StateChange.Kind.SPEND_TRIPPED).hasSize(2);
+			// An operator closes the breaker on pod 1, accepting the new level: pod 2
+			// follows, and forgets its history too.
+			pods.get(0).resilience().operator().close("primary");
+			await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+				assertThat(pods.get(1).resilience().state().target("primary").breaker().status())
+					.isEqualTo(BreakerState.Status.CLOSED);
+				// Forgotten: learning again, from the window of the close on.
+				assertThat(pods.get(1).resilience().spend().get(DOMAIN).windows()).isLessThan(SPEND.minWindows());
+				assertThat(pods.get(1).resilience().spend().get(DOMAIN).level()).isEqualTo("normal");
+			});
 
 			fleet.stopAll();
 			fleet.events.clear();

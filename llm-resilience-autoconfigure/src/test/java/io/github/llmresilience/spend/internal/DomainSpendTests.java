@@ -23,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  * A domain's spend per call is judged against the median of its past windows: answers
  * four times longer open the breaker within a window, twice the calls at the same size do
  * not, the alert is published once per crossing, garbage usage counts nothing, a runaway
- * never teaches the median its own level, and an operator's reset accepts the new level.
+ * never teaches the median its own level, and forgetting the history accepts the new
+ * level.
  */
 class DomainSpendTests {
 
@@ -166,8 +167,11 @@ class DomainSpendTests {
 		// Published once: the level stayed tripped.
 		assertThat(this.events).filteredOn((change) -> change.kind() == StateChange.Kind.SPEND_TRIPPED).hasSize(1);
 		assertThat(this.domain.snapshot().median()).isEqualTo(1500);
-		// The operator accepts the new level: the history is forgotten and relearnt.
+		// The operator accepts the new level (the engine's operator resets the breaker
+		// and
+		// forgets the spend): the history is relearnt.
 		this.breaker.reset();
+		this.domain.forget();
 		assertThat(this.domain.snapshot().windows()).isZero();
 		steadyWindows(5, 20, 1000, 6000);
 		assertThat(this.breaker.state()).isEqualTo(State.CLOSED);
