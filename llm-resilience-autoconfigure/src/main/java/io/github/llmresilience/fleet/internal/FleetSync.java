@@ -562,13 +562,17 @@ public final class FleetSync implements Fleet {
 
 		void apply(DomainView view, long offset) {
 			if (view.generation() != this.generation) {
+				// A first view (a new pod, or the store back) tells a state, not a
+				// change.
+				boolean changed = this.generation >= 0;
 				this.generation = view.generation();
 				switch (view.status()) {
 					case "open" -> this.breaker.followOpen(view.untilMillis() + offset, view.reason());
 					case "closed" -> {
 						this.breaker.followClosed(view.reason());
-						if (this.spend != null && OPERATOR.equals(view.reason())) {
-							// An operator closed it on some pod, accepting its spend.
+						if (changed && this.spend != null && OPERATOR.equals(view.reason())) {
+							// An operator closed it on some pod just now, accepting its
+							// spend.
 							this.spend.forget();
 						}
 					}
