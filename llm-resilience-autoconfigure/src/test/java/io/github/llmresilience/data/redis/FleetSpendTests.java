@@ -15,6 +15,7 @@ import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.fleet.FleetSettings;
 import io.github.llmresilience.spend.SpendSettings;
+import io.github.llmresilience.spend.SpendState;
 import io.github.llmresilience.state.TargetState.BreakerState;
 import io.github.llmresilience.test.FakeProvider.Reply;
 import org.junit.jupiter.api.Test;
@@ -62,7 +63,7 @@ class FleetSpendTests {
 					fleet.start("pod-2", Clock.systemUTC(), settings, BreakerSettings.defaults(),
 							(builder) -> builder.spend(SPEND)));
 			assertThat(run(fleet, pods)).isEmpty();
-			assertThat(pods).allSatisfy((pod) -> {
+			assertThat(pods).as("%s", fleet.events).allSatisfy((pod) -> {
 				BreakerState breaker = pod.resilience().state().target("primary").breaker();
 				assertThat(breaker.status()).isEqualTo(BreakerState.Status.OPEN);
 				assertThat(breaker.reason()).isEqualTo("spend");
@@ -88,6 +89,8 @@ class FleetSpendTests {
 					fleet.startAlone("alone-2", Clock.systemUTC(), BreakerSettings.defaults(),
 							(builder) -> builder.spend(SPEND)));
 			assertThat(run(fleet, alone)).isEmpty();
+			// Four answers a window each: alone, no pod ever had a window to remember.
+			assertThat(alone).allSatisfy((pod) -> assertThat(pod.resilience().spend().get(DOMAIN).windows()).isZero());
 			assertThat(fleet.events).noneMatch((change) -> change.kind() == StateChange.Kind.SPEND_ALERT
 					|| change.kind() == StateChange.Kind.BREAKER_OPENED);
 		}
@@ -115,7 +118,14 @@ class FleetSpendTests {
 					}
 				}, i * PACE.toMillis() / pods.size(), PACE.toMillis(), TimeUnit.MILLISECONDS);
 			}
+			// Ordinary answers for four windows, and on until every pod has judged
+			// windows
+			// enough (a busy machine may leave a window short), or ten windows passed.
 			wait(WINDOW.multipliedBy(4));
+			long learnt = System.nanoTime() + WINDOW.multipliedBy(6).toNanos();
+			while (System.nanoTime() < learnt && !pods.stream().allMatch(this::judges)) {
+				wait(PACE);
+			}
 			this.length = 4;
 			long giveUp = System.nanoTime() + WINDOW.multipliedBy(3).toNanos();
 			while (System.nanoTime() < giveUp && !pods.stream()
@@ -136,6 +146,14 @@ class FleetSpendTests {
 		}
 		assertThat(served.get()).isPositive();
 		return unexpected;
+	}
+
+	/**
+	 * Whether a pod has windows enough to judge its spend (alone, never at this pace).
+	 */
+	private boolean judges(FleetPods.Pod pod) {
+		SpendState spend = pod.resilience().spend().get(DOMAIN);
+		return spend != null && spend.windows() >= SPEND.minWindows();
 	}
 
 	/** The traffic runs meanwhile: what is measured is what it does. */
