@@ -246,15 +246,19 @@ final class ChainRun {
 	}
 
 	/**
-	 * The attempt answered: record the success.
+	 * The attempt answered: record the success and what its answer told.
 	 * @param start when the attempt started
 	 * @param end when it answered; for a stream, when its first element came
 	 */
-	void succeeded(TargetRuntime target, long start, long end) {
+	void succeeded(TargetRuntime target, Attempt attempt, long start, long end) {
 		long nanos = end - start;
-		target.succeeded(nanos, this.streaming);
+		Answer answer = attempt.answer();
+		target.succeeded(nanos, this.streaming, answer);
 		CallObserver observer = this.context.observer();
 		observer.onAttempt(this.chain, target.target(), Verdict.success(), nanos);
+		if (!answer.isEmpty()) {
+			observer.onAnswer(this.chain, target.target(), answer);
+		}
 		long callNanos = end - this.startNanos;
 		observer.onServed(this.chain, target.target(), this.index, callNanos);
 		observer.onCallEnded(this.chain, callNanos, this.backoffNanos);
@@ -266,7 +270,7 @@ final class ChainRun {
 	 */
 	void answered(TargetRuntime target, Attempt attempt) {
 		if (attempt.settle(Attempt.State.ANSWERED)) {
-			succeeded(target, attempt.startNanos(), now());
+			succeeded(target, attempt, attempt.startNanos(), now());
 		}
 	}
 

@@ -280,7 +280,7 @@ public final class LlmResilience implements AutoCloseable {
 			.doOnComplete(() -> {
 				if (attempt.settle(State.ANSWERED)) {
 					long end = run.now();
-					run.succeeded(target, start, (progress.received > 0) ? start + progress.firstNanos : end);
+					run.succeeded(target, attempt, start, (progress.received > 0) ? start + progress.firstNanos : end);
 				}
 			})
 			.onErrorResume((error) -> {
@@ -425,7 +425,7 @@ public final class LlmResilience implements AutoCloseable {
 				throw (CancellationException) new CancellationException("Interrupted").initCause(error);
 			}
 			if (error == null) {
-				run.succeeded(target, start, end);
+				run.succeeded(target, attempt, start, end);
 				return value;
 			}
 			switch (run.failed(target, error, nanos)) {

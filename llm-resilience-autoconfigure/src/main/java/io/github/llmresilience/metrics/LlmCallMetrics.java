@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.Verdict;
+import io.github.llmresilience.execute.Answer;
 import io.github.llmresilience.execute.CallObserver;
 import io.github.llmresilience.execute.LlmUnavailableException;
 import io.github.llmresilience.target.Target;
@@ -188,6 +189,11 @@ public class LlmCallMetrics implements CallObserver {
 						.tags("chain", chain, "result", result)
 						.register(this.registry))
 			.increment();
+	}
+
+	@Override
+	public void onAnswer(String chain, Target target, Answer answer) {
+		processing(chain, target, answer.header(OPENAI_PROCESSING_MS));
 	}
 
 	/**

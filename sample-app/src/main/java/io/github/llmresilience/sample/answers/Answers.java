@@ -79,7 +79,7 @@ public class Answers {
 	}
 
 	private Mono<Answer> call(Attempt attempt, String question) {
-		return this.client.answer(attempt.target(), question, attempt.idempotencyKey())
+		return this.client.answer(attempt, question)
 			.map((text) -> new Answer(text, attempt.target().name()))
 			.doOnNext((answer) -> this.recent.remember(question, answer));
 	}
@@ -119,7 +119,7 @@ public class Answers {
 	}
 
 	private Flux<Token> streamCall(Attempt attempt, String question) {
-		return this.client.stream(attempt.target(), question).map((text) -> new Token(text, attempt.target().name()));
+		return this.client.stream(attempt, question).map((text) -> new Token(text, attempt.target().name()));
 	}
 
 	/**
