@@ -198,6 +198,30 @@ class DegradedModeTests {
 	}
 
 	@Test
+	void anObserverThatThrowsWhenToldOfTheEndOrTheDegradedAnswerChangesNothing() {
+		this.h.provider.always("primary", Reply.json(503, FakeProviderBodies.SERVER_ERROR));
+		this.h.build((builder) -> builder.retry(oneAttempt()).observer(new CallObserver() {
+
+			@Override
+			public void onCallEnded(String chain, long nanos, long backoffNanos) {
+				throw new IllegalStateException("observer bug");
+			}
+
+			@Override
+			public void onDegraded(String chain, LlmUnavailableException unavailable, @Nullable Throwable failure,
+					long nanos) {
+				throw new IllegalStateException("observer bug");
+			}
+
+		}), "primary");
+
+		assertThat(this.h.time.await(
+				this.h.resilience.execute("chat", CallOptions.NONE, this.h::webClientCall, cached("from the cache")),
+				this.h.inFlight::get))
+			.isEqualTo("from the cache");
+	}
+
+	@Test
 	void aBlockingCallNoTargetCanServeReturnsTheFallbacksAnswerOnTheCallingThread() {
 		bothDown();
 		AtomicReference<Thread> answeredOn = new AtomicReference<>();
