@@ -96,7 +96,7 @@ public class LlmCallMetrics implements CallObserver {
 
 	private final Map<SeriesKey, Counter> degraded = new ConcurrentHashMap<>();
 
-	// By chain name: every call ends here, and a String key costs no allocation.
+	// By chain name: every call ends here, and looking up a String key allocates nothing.
 	private final Map<String, DistributionSummary> backoffShares = new ConcurrentHashMap<>();
 
 	private final Map<SeriesKey, Timer> processing = new ConcurrentHashMap<>();
@@ -168,15 +168,22 @@ public class LlmCallMetrics implements CallObserver {
 	@Override
 	public void onCallEnded(String chain, long nanos, long backoffNanos) {
 		double share = (nanos > 0) ? Math.min(1d, Math.max(0d, (double) backoffNanos / nanos)) : 0d;
-		this.backoffShares
-			.computeIfAbsent(chain,
-					(key) -> DistributionSummary.builder(BACKOFF_SHARE)
-						.description("Share of each served or unavailable call's time spent waiting before retries")
-						.baseUnit("ratio")
-						.serviceLevelObjectives(SHARE_BUCKETS)
-						.tags("chain", chain)
-						.register(this.registry))
-			.record(share);
+		// Every call ends here: a plain get first, so that only a new chain pays for a
+		// lambda.
+		DistributionSummary summary = this.backoffShares.get(chain);
+		if (summary == null) {
+			summary = this.backoffShares.computeIfAbsent(chain, this::backoffShare);
+		}
+		summary.record(share);
+	}
+
+	private DistributionSummary backoffShare(String chain) {
+		return DistributionSummary.builder(BACKOFF_SHARE)
+			.description("Share of each served or unavailable call's time spent waiting before retries")
+			.baseUnit("ratio")
+			.serviceLevelObjectives(SHARE_BUCKETS)
+			.tags("chain", chain)
+			.register(this.registry);
 	}
 
 	@Override
