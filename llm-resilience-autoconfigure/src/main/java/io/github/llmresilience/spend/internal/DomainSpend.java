@@ -34,9 +34,10 @@ import org.slf4j.LoggerFactory;
  * runaway must not teach the median its own level. The breaker then opens again whenever
  * it closes while the spend per call is still that high, until the spend falls back or an
  * operator closes or resets the breaker, which also forgets the history (the new level is
- * learnt over {@code min-windows} windows). While tripped, an answer in a window too
- * young to judge is judged alone, so that the breaker's trial landing in a new window
- * does not let {@code min-calls} more runaway answers through.
+ * learnt over {@code min-windows} windows). After a window tripped, and while tripped in
+ * a window too young to judge, each answer is judged alone: the breaker's trial then
+ * opens it again at once when its answer is still the runaway's, and leaves it closed
+ * when the answers are back to their size, whatever the window's figure so far.
  *
  * <p>
  * Each change of level is published once: {@code spend-alert} when the spend per call
@@ -200,9 +201,17 @@ public final class DomainSpend {
 				this.windowCalls++;
 				this.unsentSpend += spend;
 				this.unsentCalls++;
-				double ratio = judge();
-				if (ratio < 0 && this.level == Level.TRIPPED) {
+				double ratio;
+				if (this.windowTripped) {
+					// The window's figure is the runaway's already: after the breaker's
+					// trial, what tells is whether this answer is still that long.
 					ratio = judgeAlone(spend);
+				}
+				else {
+					ratio = judge();
+					if (ratio < 0 && this.level == Level.TRIPPED) {
+						ratio = judgeAlone(spend);
+					}
 				}
 				judgement = new Judgement(fell, rolled, this.level, ratio,
 						(this.windowCalls >= this.settings.minCalls()) ? this.windowSpend / this.windowCalls : spend,
@@ -388,7 +397,8 @@ public final class DomainSpend {
 				}
 				this.windowCalls = calls + this.unsentCalls;
 				this.windowSpend = spend + this.unsentSpend;
-				double ratio = judge();
+				// A window that tripped is judged answer by answer, on this pod's own.
+				double ratio = this.windowTripped ? -1 : judge();
 				judgement = new Judgement(fell, rolled, this.level, ratio,
 						(this.windowCalls > 0) ? this.windowSpend / this.windowCalls : 0, this.median, this.windowCalls,
 						this.historySize);

@@ -48,7 +48,7 @@ class DomainSpendTests {
 
 	private final Breakers breakers = new Breakers(this.time, this.changes);
 
-	private final Breaker breaker = this.breakers.forDomain(DOMAIN, BREAKER, (error) -> null);
+	private Breaker breaker = this.breakers.forDomain(DOMAIN, BREAKER, (error) -> null);
 
 	private Spend spend = new Spend(SETTINGS, this.time, this.changes);
 
@@ -176,6 +176,31 @@ class DomainSpendTests {
 		steadyWindows(5, 20, 1000, 6000);
 		assertThat(this.breaker.state()).isEqualTo(State.CLOSED);
 		assertThat(this.domain.snapshot().median()).isEqualTo(7000);
+	}
+
+	@Test
+	void anAnswerBackToItsSizeAfterTheTrialKeepsTheBreakerClosedInTheSameWindow() {
+		Duration shortOpen = Duration.ofSeconds(10);
+		Breaker quick = this.breakers.forDomain("openai/gpt-4o/eu",
+				new BreakerSettings(20, 10, 50, Duration.ofSeconds(10), 50, shortOpen, Duration.ofMinutes(15), 1),
+				(error) -> null);
+		this.breaker = quick;
+		this.domain = this.spend.forDomain(quick, null);
+		steadyWindows(6, 20, 1000, 500);
+		runaway();
+		// The trial comes in the window that tripped, whose figure is still the
+		// runaway's: the trial's own answer, back to its size, decides.
+		this.time.advance(shortOpen.plusSeconds(1));
+		assertThat(quick.tryAcquire()).isTrue();
+		quick.onSuccess(1_000_000);
+		answer(1000, 500);
+		assertThat(this.domain.snapshot().ratio()).isGreaterThan(SETTINGS.openMultiple());
+		assertThat(quick.state()).isEqualTo(State.CLOSED);
+		answer(1000, 500);
+		assertThat(quick.state()).isEqualTo(State.CLOSED);
+		// Still long: opened again at once.
+		answer(1000, 6000);
+		assertThat(quick.state()).isEqualTo(State.OPEN);
 	}
 
 	@Test
