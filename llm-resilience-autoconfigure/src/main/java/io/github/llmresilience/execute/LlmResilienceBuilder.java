@@ -22,6 +22,8 @@ import io.github.llmresilience.fleet.FleetSettings;
 import io.github.llmresilience.fleet.FleetStore;
 import io.github.llmresilience.overload.OverloadSettings;
 import io.github.llmresilience.retry.RetrySettings;
+import io.github.llmresilience.spend.Price;
+import io.github.llmresilience.spend.SpendSettings;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.target.internal.TargetRegistry;
 import io.github.llmresilience.throttle.AccountSettings;
@@ -95,6 +97,10 @@ public final class LlmResilienceBuilder {
 	ClassificationRules rules = new ClassificationRules();
 
 	OverloadSettings overload = OverloadSettings.defaults();
+
+	SpendSettings spend = SpendSettings.defaults();
+
+	final Map<String, Price> prices = new LinkedHashMap<>();
 
 	LlmResilienceBuilder() {
 	}
@@ -185,6 +191,24 @@ public final class LlmResilienceBuilder {
 	/** How long a provider whose whole fleet is overloaded is tried last. */
 	public LlmResilienceBuilder overload(OverloadSettings overload) {
 		this.overload = Objects.requireNonNull(overload);
+		return this;
+	}
+
+	/**
+	 * How each failure domain's spend per call is judged against its trailing median; by
+	 * default off.
+	 */
+	public LlmResilienceBuilder spend(SpendSettings spend) {
+		this.spend = Objects.requireNonNull(spend);
+		return this;
+	}
+
+	/**
+	 * What a target's tokens cost; without a price its spend is counted in tokens.
+	 * Targets sharing a failure domain must share a price.
+	 */
+	public LlmResilienceBuilder price(String target, Price price) {
+		this.prices.put(Objects.requireNonNull(target), Objects.requireNonNull(price));
 		return this;
 	}
 
