@@ -46,7 +46,12 @@ public record StateChange(Instant at, Kind kind, String subject, String detail, 
 		 */
 		PROVIDER_OVERLOADED(true),
 		/** A user's classification rule was added, replaced or removed. */
-		CLASSIFICATION_RULES_EDITED(false);
+		CLASSIFICATION_RULES_EDITED(false),
+		/**
+		 * A quota scope's capacity was learned from the provider's rate-limit headers, or
+		 * changed: its pools' shares follow.
+		 */
+		POOL_CAPACITY_CHANGED(false);
 
 		private final boolean makesUnusable;
 

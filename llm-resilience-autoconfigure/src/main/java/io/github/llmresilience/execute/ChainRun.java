@@ -5,12 +5,16 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.CallObserver.RetryResult;
 import io.github.llmresilience.execute.ChainStep.Skip;
+import io.github.llmresilience.pool.PoolSettings;
+import io.github.llmresilience.pool.internal.Grant;
+import io.github.llmresilience.pool.internal.ScopePartition;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,6 +30,12 @@ import org.jspecify.annotations.Nullable;
  * recorded or given back, so a half-open breaker cannot be wedged by a failing callback.
  */
 final class ChainRun {
+
+	/**
+	 * The shortest wait for a release: a release due now is taken after this, so that a
+	 * chain that is still rate limited is not walked again in a tight loop.
+	 */
+	private static final long MIN_WAIT_NANOS = 10_000_000L;
 
 	/** What to do after a failed attempt. */
 	enum Next {
@@ -80,6 +90,27 @@ final class ChainRun {
 
 	private @Nullable Throwable stopError;
 
+	/** The call's traffic class. */
+	private final PoolSettings pool;
+
+	/** The draw of the current attempt's target on its pool, or {@code null}. */
+	private @Nullable Grant grant;
+
+	/** A place a wait reserved in a target's pool share, until the walk reaches it. */
+	private @Nullable Grant held;
+
+	private @Nullable TargetRuntime heldTarget;
+
+	/**
+	 * Where this walk of the chain starts in {@link #steps}: a wait starts a new walk.
+	 */
+	private int walkStart;
+
+	/** The scope partition whose queue the call waits in, while it waits. */
+	private @Nullable ScopePartition queuedScope;
+
+	private boolean queued;
+
 	ChainRun(CallContext context, String chain, TargetRuntime[] targets, CallOptions options) {
 		this(context, chain, targets, options, false);
 	}
@@ -97,6 +128,7 @@ final class ChainRun {
 		Duration deadline = (options.deadline() != null) ? options.deadline() : context.callTimeout();
 		this.deadlineNanos = this.startNanos + deadline.toNanos();
 		this.callId = new Attempt.CallId(options.idempotencyKey());
+		this.pool = context.pools().pool(options.pool());
 	}
 
 	long delayNanos() {
@@ -120,6 +152,9 @@ final class ChainRun {
 			}
 			TargetRuntime target = this.targets[this.index];
 			ChainStep skip = target.admit();
+			if (skip == null) {
+				skip = draw(target);
+			}
 			if (skip != null) {
 				step(skip);
 				this.context.observer().onSkipped(this.chain, target.target(), skip.skipped());
@@ -129,6 +164,127 @@ final class ChainRun {
 			return target;
 		}
 		return null;
+	}
+
+	/**
+	 * Draw on the target's quota scope for the call's pool (quota pools on): the place a
+	 * wait reserved there, or a draw now, own share first, then an idle pool's.
+	 * @return {@code null} when drawn, else the skip (the breaker permit is given back)
+	 */
+	private @Nullable ChainStep draw(TargetRuntime target) {
+		ScopePartition partition = target.partition();
+		if (partition == null) {
+			return null;
+		}
+		if (this.held != null && this.heldTarget == target) {
+			this.grant = this.held;
+			this.held = null;
+			this.heldTarget = null;
+			return null;
+		}
+		Grant grant = this.context.pools().tryTake(partition, this.pool);
+		if (grant != null) {
+			cancelHeld();
+			this.grant = grant;
+			return null;
+		}
+		target.release();
+		long wait = Math.max(this.context.pools().waitNanos(partition, this.pool), MIN_WAIT_NANOS);
+		return new ChainStep(target.name(), 0, null, Skip.POOL_EXHAUSTED, Duration.ZERO,
+				this.context.clock().instant().plusNanos(wait));
+	}
+
+	private void cancelHeld() {
+		Grant held = this.held;
+		if (held != null) {
+			this.held = null;
+			this.heldTarget = null;
+			held.cancel();
+		}
+	}
+
+	/**
+	 * The chain is exhausted. When every target of this walk was only rate limited (its
+	 * scope gated, or its pool's share spent), the earliest release comes within the
+	 * pool's {@code max-wait} and before the call's deadline, and the pool's queue has
+	 * room, the call waits for that release instead of failing: it takes a place in the
+	 * queue, and (when a pool share is what holds it) reserves its place in the share, so
+	 * that waiting calls are served in arrival order.
+	 * @return how long to wait before walking the chain again ({@link #afterWait()}), or
+	 * -1 when the call ends now
+	 */
+	long releaseWait() {
+		cancelHeld();
+		List<ChainStep> all = this.steps;
+		if (all == null || all.size() <= this.walkStart || this.pool.maxWait().isZero()) {
+			return -1;
+		}
+		for (int i = this.walkStart; i < all.size(); i++) {
+			if (!all.get(i).isThrottle()) {
+				return -1;
+			}
+		}
+		Instant now = this.context.clock().instant();
+		long left = this.deadlineNanos - this.context.now();
+		TargetRuntime first = null;
+		long earliest = Long.MAX_VALUE;
+		for (TargetRuntime target : this.targets) {
+			long release = target.releaseNanos(now, this.pool);
+			if (release < earliest) {
+				earliest = release;
+				first = target;
+			}
+		}
+		long maxWait = Math.min(this.pool.maxWait().toNanos(), left - MIN_WAIT_NANOS);
+		if (first == null || earliest > maxWait) {
+			return -1;
+		}
+		ScopePartition partition = first.partition();
+		long wait = Math.max(earliest, MIN_WAIT_NANOS);
+		if (partition != null && !first.isGated(now)) {
+			// The pool's share holds the call: reserve the next place in it.
+			Grant reserved = this.context.pools().reserve(partition, this.pool, maxWait);
+			if (reserved == null) {
+				return -1;
+			}
+			this.held = reserved;
+			this.heldTarget = first;
+			wait = Math.max(reserved.waitNanos(), MIN_WAIT_NANOS);
+		}
+		if (!this.context.pools().enqueue(this.pool, partition)) {
+			cancelHeld();
+			return -1;
+		}
+		this.queued = true;
+		this.queuedScope = partition;
+		this.context.observer().onPoolWait(this.chain, this.pool.name(), wait);
+		return wait;
+	}
+
+	/**
+	 * The wait of {@link #releaseWait()} is over: walk the chain again from its first
+	 * target.
+	 * @return the target to attempt, or {@code null} when the chain is exhausted again
+	 */
+	@Nullable TargetRuntime afterWait() {
+		leaveQueue();
+		this.index = -1;
+		this.walkStart = (this.steps != null) ? this.steps.size() : 0;
+		return nextTarget();
+	}
+
+	/** The call was cancelled while it waited: give its places back. */
+	void cancelWait() {
+		leaveQueue();
+		cancelHeld();
+	}
+
+	private void leaveQueue() {
+		if (this.queued) {
+			this.queued = false;
+			this.context.pools().dequeue(this.pool, this.queuedScope);
+			this.queuedScope = null;
+		}
 	}
 
 	/**
@@ -184,6 +340,9 @@ final class ChainRun {
 		this.context.observer().onBackoff(this.chain, target.target(), this.delayNanos);
 		ChainStep skip = target.acquire();
 		if (skip == null) {
+			if (this.grant != null) {
+				this.grant.retried();
+			}
 			return target;
 		}
 		step(skip);
@@ -244,6 +403,7 @@ final class ChainRun {
 	void succeeded(TargetRuntime target, long start, long end) {
 		long nanos = end - start;
 		target.succeeded(nanos, this.streaming);
+		settleGrant(target, -1, null);
 		CallObserver observer = this.context.observer();
 		observer.onAttempt(this.chain, target.target(), Verdict.success(), nanos);
 		observer.onServed(this.chain, target.target(), this.index, end - this.startNanos);
@@ -308,6 +468,8 @@ final class ChainRun {
 			this.stopError = error;
 			return Next.STOP;
 		}
+		// A failed request used no tokens the provider counts, unless it answered.
+		settleGrant(target, (verdict.outcome() == Outcome.SUCCESS) ? -1 : 0, null);
 		if (isTimeout(verdict)) {
 			target.timeout(this.streaming).recordTimeout(nanos);
 		}
@@ -462,7 +624,8 @@ final class ChainRun {
 		Instant now = this.context.clock().instant();
 		Instant earliest = null;
 		for (int i = 0; i < this.targets.length; i++) {
-			Instant at = this.targets[i].availableAt(now, (this.lastVerdicts != null) ? this.lastVerdicts[i] : null);
+			Instant at = this.targets[i].availableAt(now, (this.lastVerdicts != null) ? this.lastVerdicts[i] : null,
+					this.pool);
 			if (earliest == null || at.isBefore(earliest)) {
 				earliest = at;
 			}
@@ -471,6 +634,22 @@ final class ChainRun {
 				(earliest != null) ? earliest : now, reason, this.lastError);
 		this.context.observer().onUnavailable(this.chain, exception, this.context.now() - this.startNanos);
 		return exception;
+	}
+
+	/**
+	 * Settle the attempt's draw on its pool: the tokens the answer used, and the scope's
+	 * capacity its headers state.
+	 * @param tokensUsed the tokens, or a negative number when not known
+	 * @param header the answer's headers, or {@code null}
+	 */
+	private void settleGrant(TargetRuntime target, long tokensUsed,
+			@Nullable Function<String, @Nullable String> header) {
+		Grant grant = this.grant;
+		ScopePartition partition = target.partition();
+		if (grant != null && partition != null) {
+			this.grant = null;
+			this.context.pools().answered(partition, grant, tokensUsed, header);
+		}
 	}
 
 	private void skip(TargetRuntime target, Skip why, @Nullable Instant until) {
