@@ -37,6 +37,12 @@ final class ChainRun {
 	 */
 	private static final long MIN_WAIT_NANOS = 10_000_000L;
 
+	/** The spacing of calls leaving the queue at one gate's release. */
+	private static final long STAGGER_NANOS = 1_000_000L;
+
+	/** The most spacings a call waits behind others. */
+	private static final int MAX_STAGGER = 100;
+
 	/** What to do after a failed attempt. */
 	enum Next {
 
@@ -251,9 +257,16 @@ final class ChainRun {
 			this.heldTarget = first;
 			wait = Math.max(reserved.waitNanos(), MIN_WAIT_NANOS);
 		}
-		if (!this.context.pools().enqueue(this.pool, partition)) {
+		int ahead = this.context.pools().enqueue(this.pool, partition);
+		if (ahead < 0) {
 			cancelHeld();
 			return -1;
+		}
+		if (this.held == null) {
+			// Calls waiting for one gate leave one millisecond apart, in arrival order:
+			// the first finds out whether the limit has really cleared, and a gate it
+			// meets again holds the ones behind it without a request.
+			wait = Math.min(wait + Math.min(ahead, MAX_STAGGER) * STAGGER_NANOS, maxWait);
 		}
 		this.queued = true;
 		this.queuedScope = partition;

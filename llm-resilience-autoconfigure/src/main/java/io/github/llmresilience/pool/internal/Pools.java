@@ -127,20 +127,21 @@ public final class Pools {
 
 	/**
 	 * Take a place in the pool's queue of waiting calls.
-	 * @return whether there was room ({@code max-queued})
+	 * @return how many of the pool's calls wait ahead of this one, or -1 when the queue
+	 * is full ({@code max-queued})
 	 */
-	public boolean enqueue(PoolSettings pool, @Nullable ScopePartition scope) {
+	public int enqueue(PoolSettings pool, @Nullable ScopePartition scope) {
 		AtomicInteger count = this.queued.get(pool.name());
 		while (true) {
 			int now = count.get();
 			if (now >= pool.maxQueued()) {
-				return false;
+				return -1;
 			}
 			if (count.compareAndSet(now, now + 1)) {
 				if (scope != null) {
 					scope.waiting(pool, 1);
 				}
-				return true;
+				return now;
 			}
 		}
 	}
