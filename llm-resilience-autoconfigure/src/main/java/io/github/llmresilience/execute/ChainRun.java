@@ -131,10 +131,11 @@ final class ChainRun {
 		this.chain = chain;
 		this.targets = targets;
 		this.startNanos = context.now();
-		Duration deadline = (options.deadline() != null) ? options.deadline() : context.callTimeout();
+		this.pool = context.pools().pool(options.pool());
+		Duration deadline = (options.deadline() != null) ? options.deadline()
+				: context.pools().defaultDeadline(this.pool);
 		this.deadlineNanos = this.startNanos + deadline.toNanos();
 		this.callId = new Attempt.CallId(options.idempotencyKey());
-		this.pool = context.pools().pool(options.pool());
 	}
 
 	long delayNanos() {
