@@ -3,6 +3,7 @@ package io.github.llmresilience.autoconfigure;
 import java.util.List;
 
 import io.github.llmresilience.classify.Verdict;
+import io.github.llmresilience.execute.Answer;
 import io.github.llmresilience.execute.CallObserver;
 import io.github.llmresilience.execute.ChainStep;
 import io.github.llmresilience.execute.LlmUnavailableException;
@@ -43,6 +44,13 @@ final class CompositeCallObserver implements CallObserver {
 	public void onBackoff(String chain, Target target, long nanos) {
 		for (CallObserver observer : this.observers) {
 			observer.onBackoff(chain, target, nanos);
+		}
+	}
+
+	@Override
+	public void onAnswer(String chain, Target target, Answer answer) {
+		for (CallObserver observer : this.observers) {
+			observer.onAnswer(chain, target, answer);
 		}
 	}
 

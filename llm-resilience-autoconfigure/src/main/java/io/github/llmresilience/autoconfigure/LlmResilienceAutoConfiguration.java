@@ -194,6 +194,7 @@ public final class LlmResilienceAutoConfiguration {
 			.classifiers(classifiers)
 			.classificationRules(rules)
 			.overload(properties.getProviderOverload().toSettings())
+			.pools(properties.getPools().settings())
 			.extractors(extractors)
 			.observer(CompositeCallObserver.of(allObservers))
 			.unclassifiedListener(UnclassifiedListeners.of(listeners.orderedStream().toList()))

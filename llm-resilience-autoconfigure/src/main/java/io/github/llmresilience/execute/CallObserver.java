@@ -33,6 +33,15 @@ public interface CallObserver {
 	default void onAttempt(String chain, Target target, Verdict verdict, long nanos) {
 	}
 
+	/**
+	 * A successful attempt's call function handed over the provider's answer
+	 * ({@link Attempt#answered}, {@link Attempt#usage}): its headers and the tokens used.
+	 * Called after {@link #onAttempt} with the success, only when something was handed
+	 * over.
+	 */
+	default void onAnswer(String chain, Target target, Answer answer) {
+	}
+
 	/** A retry decision for a retryable verdict. */
 	default void onRetry(String chain, Target target, RetryResult result) {
 	}

@@ -11,8 +11,8 @@ import org.jspecify.annotations.Nullable;
  *
  * @param deadline how long the whole call (every attempt, backoff, wait and failover; for
  * a stream, up to its first element) may take, or {@code null} for the configured
- * {@code timeouts.call} (for a pool whose {@code max-wait} plus {@code timeouts.attempt}
- * is longer, that sum: background 150 s, evaluation 630 s by default); at most 366 days
+ * {@code timeouts.call} of working time, to which the call's waits for a rate limit to
+ * clear are added (at most its pool's {@code max-wait}); at most 366 days
  * @param idempotencyKey the idempotency key to use, or {@code null} to make one
  * @param pool the call's traffic class, which quota pool it draws from and how long it
  * may wait for a rate limit to clear: {@code interactive} (the default),

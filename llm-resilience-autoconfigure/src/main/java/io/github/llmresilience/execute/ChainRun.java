@@ -15,6 +15,7 @@ import io.github.llmresilience.execute.ChainStep.Skip;
 import io.github.llmresilience.pool.PoolSettings;
 import io.github.llmresilience.pool.internal.Grant;
 import io.github.llmresilience.pool.internal.ScopePartition;
+import io.github.llmresilience.usage.Usage;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -71,7 +72,21 @@ final class ChainRun {
 
 	private final long startNanos;
 
-	private final long deadlineNanos;
+	/**
+	 * When the call must end; a call that named no deadline moves it by each wait for a
+	 * release.
+	 */
+	private long deadlineNanos;
+
+	/**
+	 * Whether waits for a release are added to the deadline: the call named none, so
+	 * {@code timeouts.call} is its working time, and its pool's {@code max-wait} bounds
+	 * the waiting on top.
+	 */
+	private final boolean waitExtendsDeadline;
+
+	/** How long the call has waited for releases so far. */
+	private long waitedNanos;
 
 	private final Attempt.CallId callId;
 
@@ -132,8 +147,8 @@ final class ChainRun {
 		this.targets = targets;
 		this.startNanos = context.now();
 		this.pool = context.pools().pool(options.pool());
-		Duration deadline = (options.deadline() != null) ? options.deadline()
-				: context.pools().defaultDeadline(this.pool);
+		this.waitExtendsDeadline = options.deadline() == null;
+		Duration deadline = (options.deadline() != null) ? options.deadline() : context.callTimeout();
 		this.deadlineNanos = this.startNanos + deadline.toNanos();
 		this.callId = new Attempt.CallId(options.idempotencyKey());
 	}
@@ -242,7 +257,8 @@ final class ChainRun {
 				first = target;
 			}
 		}
-		long maxWait = Math.min(this.pool.maxWait().toNanos(), left - MIN_WAIT_NANOS);
+		long poolWait = this.pool.maxWait().toNanos() - this.waitedNanos;
+		long maxWait = this.waitExtendsDeadline ? poolWait : Math.min(poolWait, left - MIN_WAIT_NANOS);
 		if (first == null || earliest > maxWait) {
 			return -1;
 		}
@@ -271,6 +287,10 @@ final class ChainRun {
 		}
 		this.queued = true;
 		this.queuedScope = partition;
+		this.waitedNanos += wait;
+		if (this.waitExtendsDeadline) {
+			this.deadlineNanos += wait;
+		}
 		this.context.observer().onPoolWait(this.chain, this.pool.name(), wait);
 		return wait;
 	}
@@ -410,16 +430,21 @@ final class ChainRun {
 	}
 
 	/**
-	 * The attempt answered: record the success.
+	 * The attempt answered: record the success and what its answer told.
 	 * @param start when the attempt started
 	 * @param end when it answered; for a stream, when its first element came
 	 */
-	void succeeded(TargetRuntime target, long start, long end) {
+	void succeeded(TargetRuntime target, Attempt attempt, long start, long end) {
 		long nanos = end - start;
-		target.succeeded(nanos, this.streaming);
-		settleGrant(target, -1, null);
+		Answer answer = attempt.answer();
+		target.succeeded(nanos, this.streaming, answer);
+		Usage usage = answer.usage();
+		settleGrant(target, (usage != null) ? usage.totalTokens() : -1, answer.isEmpty() ? null : answer::header);
 		CallObserver observer = this.context.observer();
 		observer.onAttempt(this.chain, target.target(), Verdict.success(), nanos);
+		if (!answer.isEmpty()) {
+			observer.onAnswer(this.chain, target.target(), answer);
+		}
 		observer.onServed(this.chain, target.target(), this.index, end - this.startNanos);
 	}
 
@@ -429,7 +454,7 @@ final class ChainRun {
 	 */
 	void answered(TargetRuntime target, Attempt attempt) {
 		if (attempt.settle(Attempt.State.ANSWERED)) {
-			succeeded(target, attempt.startNanos(), now());
+			succeeded(target, attempt, attempt.startNanos(), now());
 		}
 	}
 

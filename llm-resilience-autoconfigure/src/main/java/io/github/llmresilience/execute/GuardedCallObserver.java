@@ -35,6 +35,16 @@ final class GuardedCallObserver implements CallObserver {
 	}
 
 	@Override
+	public void onAnswer(String chain, Target target, Answer answer) {
+		try {
+			this.delegate.onAnswer(chain, target, answer);
+		}
+		catch (RuntimeException | LinkageError | AssertionError ex) {
+			failed(ex);
+		}
+	}
+
+	@Override
 	public void onRetry(String chain, Target target, RetryResult result) {
 		try {
 			this.delegate.onRetry(chain, target, result);

@@ -75,7 +75,7 @@ public final class LlmResilience implements AutoCloseable {
 				new Backoff(builder.retry.backoffBase(), builder.retry.backoffMax(), builder.random),
 				builder.extractors, builder.unknownExceptions, unclassified, GuardedCallObserver.of(builder.observer),
 				builder.timeouts.call(), new ProviderOverloads(builder.clock, builder.overload, events),
-				new Pools(builder.pools, buckets, events, builder.timeouts.call(), builder.timeouts.attempt()));
+				new Pools(builder.pools, buckets, events));
 		this.scheduler = builder.scheduler;
 		ProviderClassifiers classifiers = (builder.classifiers != null) ? builder.classifiers : ProviderClassifiers
 			.builtIn(new ClassifierSettings(builder.clock, ClassifierSettings.DEFAULT_QUOTA_THRESHOLD, unclassified));
@@ -261,7 +261,7 @@ public final class LlmResilience implements AutoCloseable {
 			.doOnComplete(() -> {
 				if (attempt.settle(State.ANSWERED)) {
 					long end = run.now();
-					run.succeeded(target, start, (progress.received > 0) ? start + progress.firstNanos : end);
+					run.succeeded(target, attempt, start, (progress.received > 0) ? start + progress.firstNanos : end);
 				}
 			})
 			.onErrorResume((error) -> {
@@ -389,7 +389,7 @@ public final class LlmResilience implements AutoCloseable {
 				throw (CancellationException) new CancellationException("Interrupted").initCause(error);
 			}
 			if (error == null) {
-				run.succeeded(target, start, end);
+				run.succeeded(target, attempt, start, end);
 				return value;
 			}
 			switch (run.failed(target, error, nanos)) {

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.llmresilience.execute.Attempt;
 import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.usage.Usage;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -77,7 +78,7 @@ public final class ResilientChatModel implements ChatModel {
 			return Mono.fromCallable(() -> {
 				ChatModel model = model(attempt);
 				try {
-					return model.call(forTarget(prompt, attempt, model));
+					return reported(attempt, model.call(forTarget(prompt, attempt, model)));
 				}
 				catch (RuntimeException ex) {
 					// An attempt left at its timeout is interrupted; what its client then
@@ -97,8 +98,30 @@ public final class ResilientChatModel implements ChatModel {
 		Objects.requireNonNull(prompt, "prompt");
 		return this.resilience.stream(this.chain, (attempt) -> Flux.defer(() -> {
 			ChatModel model = model(attempt);
-			return model.stream(forTarget(prompt, attempt, model));
+			return model.stream(forTarget(prompt, attempt, model)).doOnNext((chunk) -> reported(attempt, chunk));
 		}));
+	}
+
+	/**
+	 * Hand the answer's token usage to the engine (spend, token quotas): Spring AI reads
+	 * it from every vendor's answer; a stream's chunks carry running totals.
+	 */
+	private static @Nullable ChatResponse reported(Attempt attempt, @Nullable ChatResponse response) {
+		if (response != null) {
+			org.springframework.ai.chat.metadata.Usage usage = response.getMetadata().getUsage();
+			if (usage != null) {
+				long input = tokens(usage.getPromptTokens());
+				long output = tokens(usage.getCompletionTokens());
+				if (input > 0 || output > 0) {
+					attempt.usage(new Usage(input, output));
+				}
+			}
+		}
+		return response;
+	}
+
+	private static long tokens(@Nullable Integer count) {
+		return (count != null && count > 0) ? count : 0;
 	}
 
 	private ChatModel model(Attempt attempt) {

@@ -1,12 +1,14 @@
 package io.github.llmresilience.execute;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.pool.Capacity;
 import io.github.llmresilience.pool.PartitionSettings;
 import io.github.llmresilience.pool.PoolSettings;
@@ -167,6 +169,91 @@ class PoolPartitionTests {
 
 		assertThat(times).hasSize(100).containsOnly(Duration.ZERO);
 		assertThat(this.h.resilience.pools().scopes()).isEmpty();
+	}
+
+	/** A WebClient call that hands its answer (headers, usage) over. */
+	private Mono<String> handingOver(Attempt attempt) {
+		return Mono.defer(() -> {
+			this.h.inFlight.incrementAndGet();
+			return this.h.webClient.post()
+				.uri(attempt.target().baseUrl() + "/v1/chat/completions")
+				.bodyValue("{}")
+				.retrieve()
+				.toEntity(String.class)
+				.map((entity) -> {
+					attempt.answered(entity.getHeaders().asMultiValueMap(), entity.getBody());
+					return entity.getBody();
+				});
+		}).doFinally((signal) -> this.h.inFlight.decrementAndGet());
+	}
+
+	private static String answerUsing(long input, long output) {
+		return "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,"
+				+ "\"message\":{\"role\":\"assistant\",\"content\":\"Hello\"},\"finish_reason\":\"stop\"}],"
+				+ "\"usage\":{\"prompt_tokens\":" + input + ",\"completion_tokens\":" + output + ",\"total_tokens\":"
+				+ (input + output) + "}}";
+	}
+
+	@Test
+	void theCapacityIsLearnedFromTheProvidersHeadersAndPartitionedFromThen() {
+		this.h.provider.always("primary", Reply.json(200,
+				Map.of("content-type", "application/json", "x-ratelimit-limit-requests", String.valueOf(CAPACITY)),
+				answerUsing(10, 20)));
+		this.h.build((builder) -> builder.pools(PartitionSettings.defaults().on()), "primary");
+
+		this.h.time.await(this.h.resilience.execute("chat", this::handingOver), this.h.inFlight::get);
+
+		assertThat(this.h.events(StateChange.Kind.POOL_CAPACITY_CHANGED)).singleElement().satisfies((change) -> {
+			assertThat(change.subject()).isEqualTo(SCOPE);
+			assertThat(change.detail()).contains("capacity learned").contains(CAPACITY + " requests/min");
+		});
+		assertThat(this.h.resilience.pools().scopes().get(SCOPE).capacity()).isEqualTo(new Capacity(CAPACITY, 0));
+		List<Duration> times = new CopyOnWriteArrayList<>();
+		List<Mono<Duration>> calls = new ArrayList<>();
+		for (int i = 0; i < 40; i++) {
+			calls.add(Mono.defer(() -> {
+				Duration start = this.h.time.elapsed();
+				return this.h.resilience.execute("chat", CallOptions.pool(PoolSettings.EVALUATION), this::handingOver)
+					.map((body) -> this.h.time.elapsed().minus(start));
+			}));
+		}
+		this.h.time.await(Flux.merge(calls).doOnNext(times::add).then(Mono.just(true)), this.h.inFlight::get);
+
+		// Evaluation's own 6, and half of interactive's 42 and of background's 12, at
+		// once;
+		// then one every 10 s as its own share refills.
+		assertThat(times.stream().filter(Duration::isZero).count()).isEqualTo(6 + 21 + 6);
+		assertThat(times).hasSize(40);
+		// The same headers on every answer: learned once.
+		assertThat(this.h.events(StateChange.Kind.POOL_CAPACITY_CHANGED)).hasSize(1);
+	}
+
+	@Test
+	void tokensAnAnswerUsedAreDrawnAfterItAndACallThatWouldOverdrawWaitsOrFailsWithWhenToComeBack() {
+		long tokensPerMinute = 6000;
+		long interactiveTokens = tokensPerMinute * 70 / 100;
+		long used = 5000;
+		this.h.provider.always("primary",
+				Reply.json(200, Map.of("content-type", "application/json"), answerUsing(used - 1000, 1000)));
+		this.h.build((builder) -> builder.pools(new PartitionSettings(true, PartitionSettings.defaultPools(),
+				Map.of(SCOPE, new Capacity(0, tokensPerMinute)), true)), "primary");
+
+		this.h.time.await(this.h.resilience.execute("chat", this::handingOver), this.h.inFlight::get);
+		Instant now = this.h.time.instant();
+		LlmUnavailableException unavailable = (LlmUnavailableException) this.h.chatFailure();
+
+		// Interactive's 4200 tokens less the 5000 used: 800 in debt. The next call is
+		// expected to use as much as the last (5000, cut to the bucket's 4200): the
+		// bucket must refill 800 + 4200 at 4200 a minute, far beyond interactive's 2 s.
+		long needed = (used - interactiveTokens) + Math.min(used, interactiveTokens);
+		Duration expected = Duration.ofNanos(needed * 60_000_000_000L / interactiveTokens);
+		assertThat(unavailable.steps()).extracting(ChainStep::skipped).containsExactly(ChainStep.Skip.POOL_EXHAUSTED);
+		assertThat(Duration.between(now, unavailable.retryAfter())).isBetween(expected.minusSeconds(1),
+				expected.plusSeconds(1));
+		assertThat(this.h.provider.requests("primary")).isEqualTo(1);
+		assertThat(
+				this.h.resilience.pools().scopes().get(SCOPE).pools().get(PoolSettings.INTERACTIVE).tokensAvailable())
+			.isEqualTo(interactiveTokens - used);
 	}
 
 }

@@ -69,7 +69,7 @@ class ReleaseWaitTests {
 
 	@Test
 	void thirtyCallsAgainstALoneTargetAnswering429RetryAfter2AreAllServed() {
-		throttledUntil(Duration.ofSeconds(3));
+		throttledUntil(Duration.ofSeconds(2));
 		this.h.build((builder) -> {
 		}, "primary");
 
@@ -78,14 +78,29 @@ class ReleaseWaitTests {
 		assertThat(result[0]).isEqualTo(30);
 		assertThat(result[1]).isZero();
 		// The gate held every call that came while it was closed: the provider saw the
-		// first 429, one more per release that was still limited, and the 30 answers.
-		assertThat(this.h.provider.requests("primary")).isLessThanOrEqualTo(30 + 3);
+		// first 429 and the 30 answers.
+		assertThat(this.h.provider.requests("primary")).isEqualTo(31);
+		assertThat(this.h.resilience.pools().queued()).containsEntry(PoolSettings.INTERACTIVE, 0);
+	}
+
+	@Test
+	void aLimitThatOutlastsTheInteractiveWaitFailsTheCallsItHolds() {
+		// Limited for 3 s: a call that waited its 2 s and meets the limit again may wait
+		// no more.
+		throttledUntil(Duration.ofSeconds(3));
+		this.h.build((builder) -> {
+		}, "primary");
+
+		int[] result = thirtyCalls(CallOptions.NONE);
+
+		assertThat(result[1]).isPositive();
+		assertThat(result[0] + result[1]).isEqualTo(30);
 		assertThat(this.h.resilience.pools().queued()).containsEntry(PoolSettings.INTERACTIVE, 0);
 	}
 
 	@Test
 	void withoutWaitingTheSameCallsFailAtOnceWhileTheScopeIsGated() {
-		throttledUntil(Duration.ofSeconds(3));
+		throttledUntil(Duration.ofSeconds(2));
 		this.h.build((builder) -> builder.pools(noWait()), "primary");
 
 		int[] result = thirtyCalls(CallOptions.NONE);

@@ -1,6 +1,5 @@
 package io.github.llmresilience.pool.internal;
 
-import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -35,14 +34,7 @@ public final class Pools {
 
 	private final StateChanges events;
 
-	private final Map<String, Duration> deadlines;
-
-	/**
-	 * @param call the deadline of a call that names none ({@code timeouts.call})
-	 * @param attempt the limit of one attempt ({@code timeouts.attempt})
-	 */
-	public Pools(PartitionSettings settings, BucketSource buckets, StateChanges events, Duration call,
-			Duration attempt) {
+	public Pools(PartitionSettings settings, BucketSource buckets, StateChanges events) {
 		this.settings = settings;
 		this.buckets = buckets;
 		this.events = events;
@@ -53,12 +45,6 @@ public final class Pools {
 			queued.put(pool.name(), new AtomicInteger());
 		}
 		this.byName = Collections.unmodifiableMap(byName);
-		Map<String, Duration> deadlines = new LinkedHashMap<>();
-		for (PoolSettings pool : settings.pools()) {
-			Duration waitAndAttempt = pool.maxWait().plus(attempt);
-			deadlines.put(pool.name(), (waitAndAttempt.compareTo(call) > 0) ? waitAndAttempt : call);
-		}
-		this.deadlines = Collections.unmodifiableMap(deadlines);
 		this.queued = Collections.unmodifiableMap(queued);
 	}
 
@@ -76,15 +62,6 @@ public final class Pools {
 			throw new IllegalArgumentException("No pool named '" + name + "'; pools: " + this.byName.keySet());
 		}
 		return pool;
-	}
-
-	/**
-	 * The deadline of a call of the pool that names none: {@code timeouts.call}, or long
-	 * enough to wait the pool's whole {@code max-wait} and then make one attempt
-	 * ({@code max-wait + timeouts.attempt}) when that is longer.
-	 */
-	public Duration defaultDeadline(PoolSettings pool) {
-		return this.deadlines.get(pool.name());
 	}
 
 	/**

@@ -141,13 +141,13 @@ public final class ScopePartition {
 		if (own == null) {
 			return Grant.FREE;
 		}
-		Grant grant = own.tryTake(estimate, 0);
+		Grant grant = own.tryTake(estimate, false);
 		if (grant != null) {
 			return grant;
 		}
 		for (Share lender : shares.values()) {
 			if (lender != own && lender.waiting.get() == 0) {
-				grant = lender.tryTake(estimate, lender.reserve());
+				grant = lender.tryTake(estimate, true);
 				if (grant != null) {
 					return grant;
 				}
@@ -245,16 +245,14 @@ public final class ScopePartition {
 			this.waiting = waiting;
 		}
 
-		/** What a lender keeps for its own calls: half its bucket. */
-		long reserve() {
-			return this.requestsPerMinute / 2;
-		}
-
 		/**
-		 * Draw one request and the estimate when the buckets hold more than the floor.
+		 * Draw one request and the estimate when the buckets have them; for another pool
+		 * ({@code lending}), only from what they hold above half their size, which this
+		 * pool keeps for its own calls.
 		 */
-		@Nullable Grant tryTake(long estimate, long floor) {
-			long tokensFloor = (floor > 0) ? this.tokensPerMinute / 2 : 0;
+		@Nullable Grant tryTake(long estimate, boolean lending) {
+			long floor = lending ? this.requestsPerMinute / 2 : 0;
+			long tokensFloor = lending ? this.tokensPerMinute / 2 : 0;
 			long tokenDraw = Math.min(estimate, this.tokensPerMinute);
 			if (this.requests != null && this.requests.getAvailableTokens() - 1 < floor) {
 				return null;

@@ -60,7 +60,7 @@ public class Answers {
 	 */
 	public Mono<Answer> answer(String chain, String question) {
 		return this.resilience.execute(chain, CallOptions.deadline(this.properties.getDeadline()),
-				(attempt) -> this.client.answer(attempt.target(), question, attempt.idempotencyKey())
+				(attempt) -> this.client.answer(attempt, question)
 					.map((text) -> new Answer(text, attempt.target().name())));
 	}
 
@@ -81,7 +81,7 @@ public class Answers {
 	 */
 	public Flux<Token> stream(String question) {
 		return this.resilience.stream(this.properties.getChain(), CallOptions.deadline(this.properties.getDeadline()),
-				(attempt) -> this.client.stream(attempt.target(), question)
+				(attempt) -> this.client.stream(attempt, question)
 					.map((text) -> new Token(text, attempt.target().name())));
 	}
 
