@@ -43,6 +43,12 @@ public class LlmCallMetrics implements CallObserver {
 	/** Time spent waiting before retries (timer). */
 	public static final String BACKOFF = "llm.resilience.backoff";
 
+	/**
+	 * Waits for a rate limit to clear or a pool's share to refill, instead of failing
+	 * (timer).
+	 */
+	public static final String POOL_WAITS = "llm.resilience.pool.waits";
+
 	private static final String[] OUTCOMES = tags(Outcome.values());
 
 	private static final String[] RETRY_RESULTS = tags(RetryResult.values());
@@ -59,6 +65,8 @@ public class LlmCallMetrics implements CallObserver {
 	private final Map<SeriesKey, Counter> fallbacks = new ConcurrentHashMap<>();
 
 	private final Map<SeriesKey, Counter> unavailable = new ConcurrentHashMap<>();
+
+	private final Map<SeriesKey, Timer> poolWaits = new ConcurrentHashMap<>();
 
 	public LlmCallMetrics(MeterRegistry registry) {
 		this.registry = Objects.requireNonNull(registry, "registry");
@@ -122,6 +130,17 @@ public class LlmCallMetrics implements CallObserver {
 						.tags("chain", chain, "throttled", throttled)
 						.register(this.registry))
 			.increment();
+	}
+
+	@Override
+	public void onPoolWait(String chain, String pool, long nanos) {
+		this.poolWaits
+			.computeIfAbsent(new SeriesKey(chain, pool, ""),
+					(key) -> Timer.builder(POOL_WAITS)
+						.description("Waits for a rate limit to clear or a pool's share to refill, instead of failing")
+						.tags("chain", chain, "pool", pool)
+						.register(this.registry))
+			.record(nanos, TimeUnit.NANOSECONDS);
 	}
 
 	private static Tags targetTags(String chain, Target target) {

@@ -8,15 +8,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.llmresilience.extract.ErrorExtractors;
+import io.github.llmresilience.metrics.LlmCallMetrics;
+import io.github.llmresilience.metrics.LlmResilienceStateMetrics;
 import io.github.llmresilience.pool.PartitionSettings;
 import io.github.llmresilience.pool.PoolSettings;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.test.FakeProvider;
 import io.github.llmresilience.test.FakeProvider.Reply;
 import io.github.llmresilience.web.WebClientErrorExtractor;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
@@ -181,6 +186,23 @@ class ReleaseWaitTests {
 		assertThat(served.get()).isEqualTo(2);
 		assertThat(unavailable.get()).isEqualTo(3);
 		assertThat(this.h.resilience.pools().queued()).containsEntry(PoolSettings.INTERACTIVE, 0);
+	}
+
+	@Test
+	void eachWaitIsTimedByPoolAndTheQueueIsAGauge() {
+		this.h.provider.script("primary", (n) -> (n == 1) ? Reply.json(429, Map.of("retry-after", "1"), RATE_LIMIT)
+				: Reply.ok(FakeProviderBodies.OK));
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		this.h.build((builder) -> builder.observer(new LlmCallMetrics(registry)), "primary");
+		new LlmResilienceStateMetrics(this.h.resilience).bindTo(registry);
+
+		this.h.chat(CallOptions.pool(PoolSettings.BACKGROUND));
+
+		Timer waits = registry.get(LlmCallMetrics.POOL_WAITS).tags("chain", "chat", "pool", "background").timer();
+		assertThat(waits.count()).isEqualTo(1);
+		assertThat(waits.totalTime(TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(1000);
+		assertThat(registry.get(LlmResilienceStateMetrics.POOL_QUEUED).tags("pool", "background").gauge().value())
+			.isZero();
 	}
 
 	@Test
