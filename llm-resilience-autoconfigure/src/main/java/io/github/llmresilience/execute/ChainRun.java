@@ -122,6 +122,9 @@ final class ChainRun {
 
 	private @Nullable TargetRuntime heldTarget;
 
+	/** When the held place is due, on the monotonic time source. */
+	private long heldDue;
+
 	/**
 	 * Where this walk of the chain starts in {@link #steps}: a wait starts a new walk.
 	 */
@@ -198,7 +201,8 @@ final class ChainRun {
 		if (partition == null) {
 			return null;
 		}
-		if (this.held != null && this.heldTarget == target) {
+		boolean holding = this.held != null && this.heldTarget == target;
+		if (holding && this.context.now() >= this.heldDue) {
 			this.grant = this.held;
 			this.held = null;
 			this.heldTarget = null;
@@ -211,9 +215,9 @@ final class ChainRun {
 			return null;
 		}
 		target.release();
-		long wait = Math.max(this.context.pools().waitNanos(partition, this.pool), MIN_WAIT_NANOS);
+		long wait = holding ? this.heldDue - this.context.now() : this.context.pools().waitNanos(partition, this.pool);
 		return new ChainStep(target.name(), 0, null, Skip.POOL_EXHAUSTED, Duration.ZERO,
-				this.context.clock().instant().plusNanos(wait));
+				this.context.clock().instant().plusNanos(Math.max(wait, MIN_WAIT_NANOS)));
 	}
 
 	private void cancelHeld() {
@@ -236,53 +240,71 @@ final class ChainRun {
 	 * -1 when the call ends now
 	 */
 	long releaseWait() {
-		cancelHeld();
 		List<ChainStep> all = this.steps;
 		if (all == null || all.size() <= this.walkStart || this.pool.maxWait().isZero()) {
+			cancelHeld();
 			return -1;
 		}
 		for (int i = this.walkStart; i < all.size(); i++) {
 			if (!all.get(i).isThrottle()) {
+				cancelHeld();
 				return -1;
 			}
 		}
 		Instant now = this.context.clock().instant();
-		long left = this.deadlineNanos - this.context.now();
+		long nowNanos = this.context.now();
+		long poolWait = this.pool.maxWait().toNanos() - this.waitedNanos;
+		long maxWait = this.waitExtendsDeadline ? poolWait
+				: Math.min(poolWait, this.deadlineNanos - nowNanos - MIN_WAIT_NANOS);
 		TargetRuntime first = null;
 		long earliest = Long.MAX_VALUE;
 		for (TargetRuntime target : this.targets) {
 			long release = target.releaseNanos(now, this.pool);
+			if (this.held != null && target == this.heldTarget) {
+				// Its own place comes at the reservation, or earlier when a pool lends.
+				release = Math.max(target.gateNanos(now), Math.min(release, this.heldDue - nowNanos));
+			}
 			if (release < earliest) {
 				earliest = release;
 				first = target;
 			}
 		}
-		long poolWait = this.pool.maxWait().toNanos() - this.waitedNanos;
-		long maxWait = this.waitExtendsDeadline ? poolWait : Math.min(poolWait, left - MIN_WAIT_NANOS);
 		if (first == null || earliest > maxWait) {
+			cancelHeld();
 			return -1;
+		}
+		if (this.heldTarget != first) {
+			cancelHeld();
 		}
 		ScopePartition partition = first.partition();
 		long wait = Math.max(earliest, MIN_WAIT_NANOS);
-		if (partition != null && !first.isGated(now)) {
-			// The pool's share holds the call: reserve the next place in it.
+		if (partition != null && !first.isGated(now) && this.held == null) {
+			// The pool's share holds the call: reserve the next place in it, in arrival
+			// order, unless another pool lends sooner (then the call looks again then).
 			Grant reserved = this.context.pools().reserve(partition, this.pool, maxWait);
-			if (reserved == null) {
+			long lend = this.context.pools().lendNanos(partition, this.pool);
+			if (reserved != null) {
+				this.held = reserved;
+				this.heldTarget = first;
+				this.heldDue = nowNanos + reserved.waitNanos();
+			}
+			wait = Math.max(Math.min((reserved != null) ? reserved.waitNanos() : Long.MAX_VALUE, lend), MIN_WAIT_NANOS);
+			if (wait > maxWait) {
+				cancelHeld();
 				return -1;
 			}
-			this.held = reserved;
-			this.heldTarget = first;
-			wait = Math.max(reserved.waitNanos(), MIN_WAIT_NANOS);
 		}
 		int ahead = this.context.pools().enqueue(this.pool, partition);
 		if (ahead < 0) {
 			cancelHeld();
 			return -1;
 		}
-		if (this.held == null) {
-			// Calls waiting for one gate leave one millisecond apart, in arrival order:
-			// the first finds out whether the limit has really cleared, and a gate it
-			// meets again holds the ones behind it without a request.
+		if (this.held == null || nowNanos + wait < this.heldDue) {
+			// Calls waiting for one release leave one millisecond apart, in arrival
+			// order:
+			// the first finds out whether the limit has really cleared (or takes what
+			// another pool lends), and a gate it meets again holds the ones behind it
+			// without a request.
 			wait = Math.min(wait + Math.min(ahead, MAX_STAGGER) * STAGGER_NANOS, maxWait);
 		}
 		this.queued = true;

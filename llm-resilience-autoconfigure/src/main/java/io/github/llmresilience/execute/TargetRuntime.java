@@ -278,9 +278,13 @@ final class TargetRuntime {
 	 * @return the wait in nanoseconds, zero when now
 	 */
 	long releaseNanos(Instant now, PoolSettings pool) {
-		long gate = Math.max(0, this.scope.gatedUntil().toEpochMilli() - now.toEpochMilli()) * 1_000_000L;
 		long share = (this.partition != null) ? this.pools.waitNanos(this.partition, pool) : 0;
-		return Math.max(gate, share);
+		return Math.max(gateNanos(now), share);
+	}
+
+	/** How long until the scope's gate ends; zero when it is not gated. */
+	long gateNanos(Instant now) {
+		return Math.max(0, this.scope.gatedUntil().toEpochMilli() - now.toEpochMilli()) * 1_000_000L;
 	}
 
 	/** Whether the scope's gate is what holds a call, rather than its pool's share. */

@@ -36,6 +36,18 @@ public final class CapacityHeaders {
 		return (requests > 0 || tokens > 0) ? new Capacity(requests, tokens) : null;
 	}
 
+	/**
+	 * What the same answer says is left of the capacity now
+	 * ({@code x-ratelimit-remaining-requests},
+	 * {@code anthropic-ratelimit-requests-remaining} and the token variants); zero where
+	 * it says nothing.
+	 */
+	public static Capacity remaining(Function<String, @Nullable String> header) {
+		long requests = first(header, "x-ratelimit-remaining-requests", "anthropic-ratelimit-requests-remaining");
+		long tokens = first(header, "x-ratelimit-remaining-tokens", "anthropic-ratelimit-tokens-remaining");
+		return new Capacity(requests, tokens);
+	}
+
 	private static long first(Function<String, @Nullable String> header, String name, String other) {
 		long value = number(header, name);
 		return (value > 0) ? value : number(header, other);

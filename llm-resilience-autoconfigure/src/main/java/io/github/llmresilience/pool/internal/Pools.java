@@ -89,6 +89,13 @@ public final class Pools {
 	}
 
 	/**
+	 * How long until another pool lends room; {@link Long#MAX_VALUE} when none will.
+	 */
+	public long lendNanos(ScopePartition scope, PoolSettings pool) {
+		return scope.lendNanos(pool);
+	}
+
+	/**
 	 * Reserve the next place in the pool's share of the scope, in arrival order.
 	 * @return the grant and its wait, or {@code null} when the wait would exceed
 	 * {@code maxWaitNanos}
@@ -114,7 +121,7 @@ public final class Pools {
 		Capacity stated = CapacityHeaders.read(header);
 		if (stated != null) {
 			Capacity before = scope.capacity();
-			if (scope.learn(stated)) {
+			if (scope.learn(stated, CapacityHeaders.remaining(header))) {
 				this.events.publish(StateChange.Kind.POOL_CAPACITY_CHANGED, scope.key(),
 						(before.isKnown() ? "capacity changed from " + before + " to " : "capacity learned: ")
 								+ scope.capacity() + " (from the provider's rate-limit headers)",

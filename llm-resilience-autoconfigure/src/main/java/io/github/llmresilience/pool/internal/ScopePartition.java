@@ -79,6 +79,17 @@ public final class ScopePartition {
 	 * @return whether the partition changed
 	 */
 	synchronized boolean learn(Capacity learned) {
+		return learn(learned, Capacity.UNKNOWN);
+	}
+
+	/**
+	 * Learn the scope's capacity, and (when the partition is new) what the provider says
+	 * is left of it now: each pool's buckets start with their share of what is left, so
+	 * that the calls sent before the capacity was known are not spent twice.
+	 * @param remaining requests and tokens left now, zero where not stated
+	 * @return whether the partition changed
+	 */
+	synchronized boolean learn(Capacity learned, Capacity remaining) {
 		Capacity next = (this.configured != null) ? this.configured.or(learned) : learned.or(this.capacity);
 		if (next.equals(this.capacity) || !next.isKnown()) {
 			return false;
@@ -87,8 +98,10 @@ public final class ScopePartition {
 		boolean sameDimensions = (next.requestsPerMinute() > 0) == (this.capacity.requestsPerMinute() > 0)
 				&& (next.tokensPerMinute() > 0) == (this.capacity.tokensPerMinute() > 0);
 		if (current.isEmpty() || !sameDimensions) {
-			// A dimension became known: new buckets, full, as at start-up.
+			// A dimension became known: new buckets, holding their share of what is
+			// left.
 			this.shares = shares(next);
+			this.shares.values().forEach((share) -> share.startWith(next, remaining));
 		}
 		else {
 			Map<String, Share> updated = new LinkedHashMap<>();
@@ -176,7 +189,22 @@ public final class ScopePartition {
 	 */
 	long waitNanos(PoolSettings pool) {
 		Share own = this.shares.get(pool.name());
-		return (own != null) ? own.waitNanos(estimate()) : 0;
+		return (own != null) ? Math.min(own.waitNanos(estimate()), lendNanos(pool)) : 0;
+	}
+
+	/**
+	 * How long until another pool with no call of its own waiting holds more than half
+	 * its buckets, and so lends; {@link Long#MAX_VALUE} when none will.
+	 */
+	long lendNanos(PoolSettings pool) {
+		long estimate = estimate();
+		long earliest = Long.MAX_VALUE;
+		for (Share lender : this.shares.values()) {
+			if (!lender.pool.name().equals(pool.name()) && lender.waiting.get() == 0) {
+				earliest = Math.min(earliest, lender.lendNanos(estimate));
+			}
+		}
+		return earliest;
 	}
 
 	/** A call of the pool waits (or stops waiting) on this scope. */
@@ -302,8 +330,45 @@ public final class ScopePartition {
 			return wait;
 		}
 
+		/** How long until this pool holds the draw above half its buckets. */
+		long lendNanos(long estimate) {
+			long wait = 0;
+			if (this.requests != null) {
+				long need = this.requestsPerMinute / 2 + 1;
+				if (need > this.requestsPerMinute) {
+					return Long.MAX_VALUE;
+				}
+				wait = nanos(this.requests, need);
+			}
+			long tokenDraw = Math.min(estimate, this.tokensPerMinute);
+			if (this.tokens != null) {
+				long need = this.tokensPerMinute / 2 + Math.max(1, tokenDraw);
+				if (need > this.tokensPerMinute) {
+					return Long.MAX_VALUE;
+				}
+				wait = Math.max(wait, nanos(this.tokens, need));
+			}
+			return wait;
+		}
+
 		private static long nanos(Bucket bucket, long tokens) {
 			return bucket.estimateAbilityToConsume(tokens).getNanosToWaitForRefill();
+		}
+
+		/**
+		 * Start with this pool's share of what the provider says is left (a dimension it
+		 * states nothing about stays full).
+		 */
+		void startWith(Capacity capacity, Capacity remaining) {
+			drawTo(this.requests, this.requestsPerMinute, capacity.requestsPerMinute(), remaining.requestsPerMinute());
+			drawTo(this.tokens, this.tokensPerMinute, capacity.tokensPerMinute(), remaining.tokensPerMinute());
+		}
+
+		private static void drawTo(@Nullable Bucket bucket, long part, long limit, long left) {
+			if (bucket != null && limit > 0 && left > 0 && left < limit) {
+				long keep = part * left / limit;
+				bucket.tryConsumeAsMuchAsPossible(Math.max(0, part - keep));
+			}
 		}
 
 		/**

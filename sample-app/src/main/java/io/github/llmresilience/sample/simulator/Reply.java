@@ -1,5 +1,6 @@
 package io.github.llmresilience.sample.simulator;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -13,6 +14,16 @@ record Reply(int status, Map<String, String> headers, String body) {
 
 	static Reply json(int status, String body) {
 		return new Reply(status, Map.of(), body);
+	}
+
+	/** This reply with more headers; a header set twice takes the later value. */
+	Reply withHeaders(Map<String, String> more) {
+		if (more.isEmpty()) {
+			return this;
+		}
+		Map<String, String> headers = new LinkedHashMap<>(this.headers);
+		headers.putAll(more);
+		return new Reply(this.status, headers, this.body);
 	}
 
 }
