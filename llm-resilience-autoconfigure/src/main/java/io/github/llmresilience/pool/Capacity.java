@@ -36,7 +36,12 @@ public record Capacity(long requestsPerMinute, long tokensPerMinute) {
 
 	@Override
 	public String toString() {
-		return this.requestsPerMinute + " requests/min, " + this.tokensPerMinute + " tokens/min";
+		String requests = (this.requestsPerMinute > 0) ? this.requestsPerMinute + " requests/min" : null;
+		String tokens = (this.tokensPerMinute > 0) ? this.tokensPerMinute + " tokens/min" : null;
+		if (requests != null && tokens != null) {
+			return requests + ", " + tokens;
+		}
+		return (requests != null) ? requests : (tokens != null) ? tokens : "not known";
 	}
 
 }

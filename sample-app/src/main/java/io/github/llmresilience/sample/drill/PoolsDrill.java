@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.llmresilience.autoconfigure.LlmResilienceProperties;
+import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.execute.CallOptions;
 import io.github.llmresilience.execute.LlmResilience;
@@ -164,6 +165,10 @@ public class PoolsDrill {
 			.clock(this.clock)
 			.retry(new RetrySettings(retry.getMaxAttempts(), retry.getBackoffBase(), retry.getBackoffMax(),
 					retry.getBudgetRatio(), retry.getBudgetWindow(), retry.getBudgetMinimum()))
+			// The drill measures rate limits, not latency: a slow answer (the simulator's
+			// recorded latencies, on a loaded machine) must not open the breaker.
+			.breaker(new BreakerSettings(20, 10, 50, Duration.ofMinutes(5), 100, Duration.ofSeconds(30),
+					Duration.ofMinutes(15), 1))
 			.classifiers(this.classifiers)
 			.extractors(this.extractors)
 			.pools(plan.pools() ? PartitionSettings.defaults().on() : PartitionSettings.defaults())
