@@ -44,6 +44,9 @@ final class ChainRun {
 	/** The most spacings a call waits behind others. */
 	private static final int MAX_STAGGER = 100;
 
+	/** How long a released call held back by its scope's pace waits to look again. */
+	private static final long PACE_NANOS = 50_000_000L;
+
 	/** What to do after a failed attempt. */
 	enum Next {
 
@@ -134,6 +137,17 @@ final class ChainRun {
 	private @Nullable ScopePartition queuedScope;
 
 	private boolean queued;
+
+	/** The quota scope whose gate this call waited for, until it goes back. */
+	private @Nullable String waitedGate;
+
+	/** The scope whose pace this call holds a place in, until its attempt is settled. */
+	private @Nullable String paceTicket;
+
+	/** Whether the pace held the call back after its wait. */
+	private boolean paced;
+
+	private @Nullable String pacedGate;
 
 	ChainRun(CallContext context, String chain, TargetRuntime[] targets, CallOptions options) {
 		this(context, chain, targets, options, false);
@@ -240,6 +254,12 @@ final class ChainRun {
 	 * -1 when the call ends now
 	 */
 	long releaseWait() {
+		// A walk that ends here made no attempt: a place in a scope's pace is free again.
+		abandonPace();
+		if (this.paced) {
+			this.paced = false;
+			return paceWait();
+		}
 		List<ChainStep> all = this.steps;
 		if (all == null || all.size() <= this.walkStart || this.pool.maxWait().isZero()) {
 			cancelHeld();
@@ -299,6 +319,9 @@ final class ChainRun {
 			cancelHeld();
 			return -1;
 		}
+		if (first.isGated(now)) {
+			this.waitedGate = first.target().quotaScope();
+		}
 		if (this.held == null || nowNanos + wait < this.heldDue) {
 			// Calls waiting for one release leave one millisecond apart, in arrival
 			// order:
@@ -318,21 +341,78 @@ final class ChainRun {
 	}
 
 	/**
+	 * A released call whose scope's pace holds it: wait {@link #PACE_NANOS} and try
+	 * again, within the pool's {@code max-wait}.
+	 */
+	private long paceWait() {
+		String gate = this.pacedGate;
+		this.pacedGate = null;
+		long poolWait = this.pool.maxWait().toNanos() - this.waitedNanos;
+		long maxWait = this.waitExtendsDeadline ? poolWait
+				: Math.min(poolWait, this.deadlineNanos - this.context.now() - MIN_WAIT_NANOS);
+		if (gate == null || PACE_NANOS > maxWait || this.context.pools().enqueue(this.pool, null) < 0) {
+			return -1;
+		}
+		this.queued = true;
+		this.queuedScope = null;
+		this.waitedGate = gate;
+		this.waitedNanos += PACE_NANOS;
+		if (this.waitExtendsDeadline) {
+			this.deadlineNanos += PACE_NANOS;
+		}
+		this.context.observer().onPoolWait(this.chain, this.pool.name(), PACE_NANOS);
+		return PACE_NANOS;
+	}
+
+	/**
 	 * The wait of {@link #releaseWait()} is over: walk the chain again from its first
 	 * target.
 	 * @return the target to attempt, or {@code null} when the chain is exhausted again
 	 */
 	@Nullable TargetRuntime afterWait() {
 		leaveQueue();
+		String gate = this.waitedGate;
+		this.waitedGate = null;
+		if (gate != null) {
+			if (!this.context.pools().pace().tryEnter(gate)) {
+				// Calls released before this one are still on their way: look again
+				// shortly, without walking the chain.
+				this.paced = true;
+				this.pacedGate = gate;
+				return null;
+			}
+			this.paceTicket = gate;
+		}
 		this.index = -1;
 		this.walkStart = (this.steps != null) ? this.steps.size() : 0;
 		return nextTarget();
+	}
+
+	private void abandonPace() {
+		String ticket = this.paceTicket;
+		if (ticket != null) {
+			this.paceTicket = null;
+			this.context.pools().pace().abandon(ticket);
+		}
+	}
+
+	/**
+	 * Settle the place a released call took in its scope's pace.
+	 * @param throttled whether it was rate limited again
+	 */
+	private void leavePace(boolean throttled) {
+		String ticket = this.paceTicket;
+		if (ticket != null) {
+			this.paceTicket = null;
+			this.context.pools().pace().exit(ticket, throttled);
+		}
 	}
 
 	/** The call was cancelled while it waited: give its places back. */
 	void cancelWait() {
 		leaveQueue();
 		cancelHeld();
+		abandonPace();
 	}
 
 	private void leaveQueue() {
@@ -416,6 +496,7 @@ final class ChainRun {
 		long left = this.deadlineNanos - this.context.now();
 		if (left <= 0) {
 			target.release();
+			abandonPace();
 			skip(target, Skip.DEADLINE, null);
 			return null;
 		}
@@ -462,6 +543,7 @@ final class ChainRun {
 		target.succeeded(nanos, this.streaming, answer);
 		Usage usage = answer.usage();
 		settleGrant(target, (usage != null) ? usage.totalTokens() : -1, answer.isEmpty() ? null : answer::header);
+		leavePace(false);
 		CallObserver observer = this.context.observer();
 		observer.onAttempt(this.chain, target.target(), Verdict.success(), nanos);
 		if (!answer.isEmpty()) {
@@ -494,6 +576,7 @@ final class ChainRun {
 	 */
 	Next failed(TargetRuntime target, Attempt attempt, Throwable error) {
 		if (!attempt.settle(Attempt.State.ANSWERED)) {
+			abandonPace();
 			this.stopError = error;
 			return Next.STOP;
 		}
@@ -503,6 +586,7 @@ final class ChainRun {
 	/** The attempt ended without a result (cancelled): neither success nor failure. */
 	void abandoned(TargetRuntime target) {
 		target.release();
+		abandonPace();
 	}
 
 	/**
@@ -525,6 +609,7 @@ final class ChainRun {
 				target.release();
 			}
 		}
+		leavePace(verdict != null && verdict.outcome() == Outcome.THROTTLED);
 		if (verdict == null) {
 			this.stopError = error;
 			return Next.STOP;
@@ -583,6 +668,7 @@ final class ChainRun {
 	 */
 	Throwable interrupted(TargetRuntime target, Throwable error, long received, long firstTokenNanos, long nanos) {
 		this.lastError = error;
+		leavePace(false);
 		Verdict cause = null;
 		Verdict recorded = null;
 		try {

@@ -34,6 +34,8 @@ public final class Pools {
 
 	private final StateChanges events;
 
+	private final ReleasePace pace = new ReleasePace();
+
 	public Pools(PartitionSettings settings, BucketSource buckets, StateChanges events) {
 		this.settings = settings;
 		this.buckets = buckets;
@@ -128,6 +130,11 @@ public final class Pools {
 						null);
 			}
 		}
+	}
+
+	/** How calls that waited for a gate go back to its scope. */
+	public ReleasePace pace() {
+		return this.pace;
 	}
 
 	// Queue
