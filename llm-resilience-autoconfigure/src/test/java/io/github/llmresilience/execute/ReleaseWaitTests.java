@@ -220,6 +220,45 @@ class ReleaseWaitTests {
 	}
 
 	@Test
+	void aStreamWaitsForTheReleaseBeforeItsFirstElement() {
+		this.h.provider.script("primary", (n) -> (n == 1) ? Reply.json(429, Map.of("retry-after", "1"), RATE_LIMIT)
+				: Reply.ok(FakeProviderBodies.OK));
+		this.h.build((builder) -> {
+		}, "primary");
+		Instant start = this.h.time.instant();
+
+		List<String> elements = this.h.time.await(
+				this.h.resilience.stream("chat", (attempt) -> this.h.webClientCall(attempt).flux()).collectList(),
+				this.h.inFlight::get);
+
+		assertThat(elements).containsExactly(FakeProviderBodies.OK);
+		assertThat(Duration.between(start, this.h.time.instant())).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+		assertThat(this.h.provider.requests("primary")).isEqualTo(2);
+	}
+
+	@Test
+	void withPoolsOnABlockingCallWaitsOnItsOwnThreadForItsShareToRefill() {
+		this.h.provider.always("primary", Reply.ok(FakeProviderBodies.OK));
+		this.h.build((builder) -> builder.pools(new PartitionSettings(true, PartitionSettings.defaultPools(),
+				Map.of("primary/gpt-4o", new io.github.llmresilience.pool.Capacity(60, 0)), true)), "primary");
+		// Interactive's own 42 and what background and evaluation lend (6 + 3).
+		List<Mono<String>> burst = new ArrayList<>();
+		for (int i = 0; i < 51; i++) {
+			burst.add(this.h.resilience.execute("chat", this.h::webClientCall));
+		}
+		this.h.time.await(Flux.merge(burst).then(Mono.just(true)), this.h.inFlight::get);
+		Instant start = this.h.time.instant();
+
+		assertThat(this.h.chatBlocking()).isEqualTo(FakeProviderBodies.OK);
+
+		// Its share refills one request every 60 / 42 s.
+		assertThat(Duration.between(start, this.h.time.instant()))
+			.isGreaterThanOrEqualTo(Duration.ofNanos(60_000_000_000L / 42).minusMillis(1))
+			.isLessThanOrEqualTo(Duration.ofSeconds(2));
+		assertThat(this.h.provider.requests("primary")).isEqualTo(52);
+	}
+
+	@Test
 	void aCallCancelledWhileItWaitsGivesItsPlaceInTheQueueBack() {
 		this.h.provider.always("primary", Reply.json(429, Map.of("retry-after", "1"), RATE_LIMIT));
 		this.h.build((builder) -> {

@@ -64,12 +64,17 @@ public final class Grant {
 	 * @param used the tokens the answer used, or a negative number when not known (the
 	 * estimate stands)
 	 */
-	public synchronized void settle(long used) {
-		if (this.settled || this.tokens == null || used < 0) {
-			this.settled = true;
+	public void settle(long used) {
+		if (this.tokens == null || used < 0) {
+			// Nothing to correct; FREE, shared by every call, is never locked.
 			return;
 		}
-		this.settled = true;
+		synchronized (this) {
+			if (this.settled) {
+				return;
+			}
+			this.settled = true;
+		}
 		long difference = used - this.estimate;
 		if (difference > 0) {
 			this.tokens.consumeIgnoringRateLimits(difference);
@@ -80,11 +85,16 @@ public final class Grant {
 	}
 
 	/** The call did not send after all: give back the request and the estimate. */
-	public synchronized void cancel() {
-		if (this.settled) {
+	public void cancel() {
+		if (this.requests == null && this.tokens == null) {
 			return;
 		}
-		this.settled = true;
+		synchronized (this) {
+			if (this.settled) {
+				return;
+			}
+			this.settled = true;
+		}
 		if (this.requests != null) {
 			this.requests.addTokens(1);
 		}
