@@ -120,6 +120,9 @@ final class ChainRun {
 	/** The draw of the current attempt's target on its pool, or {@code null}. */
 	private @Nullable Grant grant;
 
+	/** The draw of the last settled attempt, which a retry of its target draws again. */
+	private @Nullable Grant lastGrant;
+
 	/** A place a wait reserved in a target's pool share, until the walk reaches it. */
 	private @Nullable Grant held;
 
@@ -193,6 +196,10 @@ final class ChainRun {
 			ChainStep skip = target.admit();
 			if (skip == null) {
 				skip = draw(target);
+			}
+			if (skip == null) {
+				// Served by another target than the one a wait reserved a place at.
+				cancelHeld();
 			}
 			if (skip != null) {
 				step(skip);
@@ -323,8 +330,7 @@ final class ChainRun {
 			this.waitedGate = first.target().quotaScope();
 		}
 		if (this.held == null || nowNanos + wait < this.heldDue) {
-			// Calls waiting for one release leave one millisecond apart, in arrival
-			// order:
+			// Calls waiting for one release leave a millisecond apart, in arrival order:
 			// the first finds out whether the limit has really cleared (or takes what
 			// another pool lends), and a gate it meets again holds the ones behind it
 			// without a request.
@@ -476,8 +482,9 @@ final class ChainRun {
 		this.context.observer().onBackoff(this.chain, target.target(), this.delayNanos);
 		ChainStep skip = target.acquire();
 		if (skip == null) {
-			if (this.grant != null) {
-				this.grant.retried();
+			Grant last = this.lastGrant;
+			if (last != null) {
+				this.grant = last.retry();
 			}
 			return target;
 		}
@@ -793,6 +800,7 @@ final class ChainRun {
 			@Nullable Function<String, @Nullable String> header) {
 		Grant grant = this.grant;
 		ScopePartition partition = target.partition();
+		this.lastGrant = grant;
 		if (grant != null && partition != null) {
 			this.grant = null;
 			this.context.pools().answered(partition, grant, tokensUsed, header);

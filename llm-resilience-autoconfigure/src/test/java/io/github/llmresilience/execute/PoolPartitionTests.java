@@ -155,6 +155,27 @@ class PoolPartitionTests {
 	}
 
 	@Test
+	void aRetryOfTheSameTargetDrawsOneMoreRequest() {
+		this.h.provider.script("primary",
+				(n) -> (n == 1) ? Reply.json(503, FakeProviderBodies.SERVER_ERROR) : Reply.ok(FakeProviderBodies.OK));
+		this.h.build(
+				(builder) -> builder
+					.pools(new PartitionSettings(true, PartitionSettings.defaultPools(),
+							Map.of(SCOPE, new Capacity(CAPACITY, 0)), true))
+					.random(() -> 0.5),
+				"primary");
+
+		assertThat(this.h.chat()).isEqualTo(FakeProviderBodies.OK);
+
+		// Interactive's 42, less the attempt and its retry (the 250 ms backoff refills
+		// less than one).
+		assertThat(
+				this.h.resilience.pools().scopes().get(SCOPE).pools().get(PoolSettings.INTERACTIVE).requestsAvailable())
+			.isEqualTo(42 - 2);
+		assertThat(this.h.provider.requests("primary")).isEqualTo(2);
+	}
+
+	@Test
 	void aScopeWithoutAKnownCapacityIsNotPartitioned() {
 		this.h.provider.always("primary", Reply.ok(FakeProviderBodies.OK));
 		this.h.build((builder) -> builder.pools(PartitionSettings.defaults().on()), "primary");

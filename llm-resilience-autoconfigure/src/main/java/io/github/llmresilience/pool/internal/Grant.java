@@ -51,11 +51,23 @@ public final class Grant {
 		return this.estimate;
 	}
 
-	/** A retry of the same target: one more request, drawn whether or not one is left. */
-	public void retried() {
+	/**
+	 * A retry of the same target: one more request and the same estimate, drawn from the
+	 * same buckets whether or not they have them (the retry is sent anyway; later calls
+	 * wait the debt out).
+	 * @return the retry's own draw
+	 */
+	public Grant retry() {
+		if (this.requests == null && this.tokens == null) {
+			return this;
+		}
 		if (this.requests != null) {
 			this.requests.consumeIgnoringRateLimits(1);
 		}
+		if (this.tokens != null && this.estimate > 0) {
+			this.tokens.consumeIgnoringRateLimits(this.estimate);
+		}
+		return new Grant(this.requests, this.tokens, this.estimate, 0, this.pool);
 	}
 
 	/**
