@@ -128,6 +128,12 @@ final class ChainRun {
 
 	private @Nullable TargetRuntime heldTarget;
 
+	/** The scope whose line of waiting calls (of its pool) this call stands in. */
+	private @Nullable ScopePartition lineScope;
+
+	/** The call's place in that line; 0 when it stands in none. */
+	private long ticket;
+
 	/** When the held place is due, on the monotonic time source. */
 	private long heldDue;
 
@@ -227,9 +233,11 @@ final class ChainRun {
 			this.grant = this.held;
 			this.held = null;
 			this.heldTarget = null;
+			leaveLine();
 			return null;
 		}
-		Grant grant = this.context.pools().tryTake(partition, this.pool);
+		Grant grant = this.context.pools()
+			.tryTake(partition, this.pool, (this.lineScope == partition) ? this.ticket : 0);
 		if (grant != null) {
 			cancelHeld();
 			this.grant = grant;
@@ -241,12 +249,23 @@ final class ChainRun {
 				this.context.clock().instant().plusNanos(Math.max(wait, MIN_WAIT_NANOS)));
 	}
 
+	/** Give back a place a wait reserved, and the call's place in the line. */
 	private void cancelHeld() {
 		Grant held = this.held;
 		if (held != null) {
 			this.held = null;
 			this.heldTarget = null;
 			held.cancel();
+		}
+		leaveLine();
+	}
+
+	private void leaveLine() {
+		ScopePartition scope = this.lineScope;
+		if (scope != null) {
+			this.lineScope = null;
+			this.context.pools().leave(scope, this.pool, this.ticket);
+			this.ticket = 0;
 		}
 	}
 
@@ -300,14 +319,20 @@ final class ChainRun {
 			cancelHeld();
 			return -1;
 		}
-		if (this.heldTarget != first) {
+		ScopePartition partition = first.partition();
+		if ((this.held != null && this.heldTarget != first) || this.lineScope != partition) {
 			cancelHeld();
 		}
-		ScopePartition partition = first.partition();
 		long wait = Math.max(earliest, MIN_WAIT_NANOS);
-		if (partition != null && !first.isGated(now) && this.held == null) {
-			// The pool's share holds the call: reserve the next place in it, in arrival
-			// order, unless another pool lends sooner (then the call looks again then).
+		boolean share = partition != null && !first.isGated(now);
+		if (share && this.lineScope == null) {
+			// The pool's share holds the call: it takes its place in the pool's line.
+			this.ticket = this.context.pools().enter(partition, this.pool);
+			this.lineScope = partition;
+		}
+		if (share && this.held == null) {
+			// Reserve the next place in the share, in arrival order, unless another pool
+			// lends sooner (then the call looks again then, if first in line).
 			Grant reserved = this.context.pools().reserve(partition, this.pool, maxWait);
 			long lend = this.context.pools().lendNanos(partition, this.pool);
 			if (reserved != null) {
@@ -328,6 +353,10 @@ final class ChainRun {
 		}
 		if (first.isGated(now)) {
 			this.waitedGate = first.target().quotaScope();
+		}
+		if (share) {
+			// Behind others of its pool: they take what is lent first.
+			ahead = this.context.pools().ahead(partition, this.pool, this.ticket);
 		}
 		if (this.held == null || nowNanos + wait < this.heldDue) {
 			// Calls waiting for one release leave a millisecond apart, in arrival order:

@@ -99,6 +99,31 @@ class PoolPartitionTests {
 	}
 
 	@Test
+	void callsWaitingForTheirShareAreServedInArrivalOrder() {
+		build();
+		List<LlmUnavailableException> failures = new CopyOnWriteArrayList<>();
+		CallOptions job = CallOptions.pool(PoolSettings.BACKGROUND).withDeadline(Duration.ofMinutes(3));
+		List<Mono<Duration>> burst = new ArrayList<>();
+		for (int i = 0; i < 12 + 21 + 3; i++) {
+			burst.add(call(job, Duration.ZERO, failures));
+		}
+		this.h.time.await(Flux.merge(burst).then(Mono.just(true)), this.h.inFlight::get);
+		// Background's share and what the others lend are spent: five more arrive 100 ms
+		// apart and wait.
+		List<Integer> served = new CopyOnWriteArrayList<>();
+		List<Mono<Duration>> waiting = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			int arrival = i;
+			waiting.add(call(job, Duration.ofMillis(100L * i), failures).doOnNext((time) -> served.add(arrival)));
+		}
+
+		this.h.time.await(Flux.merge(waiting).then(Mono.just(true)), this.h.inFlight::get);
+
+		assertThat(failures).isEmpty();
+		assertThat(served).containsExactly(0, 1, 2, 3, 4);
+	}
+
+	@Test
 	void interactiveBorrowsWhatTheOtherPoolsLeaveIdleAndWaitsAtMostTwoSeconds() {
 		build();
 		List<LlmUnavailableException> failures = new CopyOnWriteArrayList<>();

@@ -80,9 +80,31 @@ public final class Pools {
 
 	// Drawing
 
-	/** Draw for a call now, own share first, then borrowed; {@code null} when no room. */
-	public @Nullable Grant tryTake(ScopePartition scope, PoolSettings pool) {
-		return scope.tryTake(pool);
+	/**
+	 * Draw for a call now, own share first, then borrowed; {@code null} when no room, or
+	 * when calls of its pool that came earlier wait for room in the scope.
+	 * @param ticket the call's place in the line ({@link #enter}), or {@code 0}
+	 */
+	public @Nullable Grant tryTake(ScopePartition scope, PoolSettings pool, long ticket) {
+		return scope.tryTake(pool, ticket);
+	}
+
+	/**
+	 * A call starts waiting for room in the scope: its place in the pool's line there,
+	 * which keeps the calls of a pool in arrival order.
+	 */
+	public long enter(ScopePartition scope, PoolSettings pool) {
+		return scope.enter(pool);
+	}
+
+	/** The call waits no more for room in the scope. */
+	public void leave(ScopePartition scope, PoolSettings pool, long ticket) {
+		scope.leave(pool, ticket);
+	}
+
+	/** How many calls of the pool wait for room in the scope ahead of the ticket. */
+	public int ahead(ScopePartition scope, PoolSettings pool, long ticket) {
+		return scope.ahead(pool, ticket);
 	}
 
 	/** How long until the pool's share of the scope has room; zero when now. */

@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -49,6 +51,11 @@ public final class ScopePartition {
 	private volatile Capacity capacity;
 
 	private volatile Map<String, Share> shares = Map.of();
+
+	/** The calls of each pool waiting for room here, by ticket: arrival order. */
+	private final Map<String, ConcurrentSkipListSet<Long>> lines = new ConcurrentHashMap<>();
+
+	private final AtomicLong tickets = new AtomicLong();
 
 	/** Tokens per answer, mean; zero until an answer said. */
 	private final AtomicLong tokensPerCall = new AtomicLong();
@@ -140,11 +147,44 @@ public final class ScopePartition {
 	}
 
 	/**
-	 * Draw for a call of the pool now: from its own buckets, else borrowed.
-	 * @return the grant, or {@code null} when neither its own share nor an idle pool has
-	 * room
+	 * A call of the pool starts waiting for room in this scope.
+	 * @return its place in the pool's line (a ticket, never 0)
 	 */
-	@Nullable Grant tryTake(PoolSettings pool) {
+	long enter(PoolSettings pool) {
+		long ticket = this.tickets.incrementAndGet();
+		line(pool).add(ticket);
+		return ticket;
+	}
+
+	/** The call with this ticket waits no more (served, or gone). */
+	void leave(PoolSettings pool, long ticket) {
+		line(pool).remove(ticket);
+	}
+
+	/**
+	 * How many calls of the pool wait ahead of this ticket; for a call that does not wait
+	 * ({@code 0}), how many wait at all.
+	 */
+	int ahead(PoolSettings pool, long ticket) {
+		ConcurrentSkipListSet<Long> line = line(pool);
+		if (line.isEmpty()) {
+			return 0;
+		}
+		return (ticket == 0) ? line.size() : line.headSet(ticket).size();
+	}
+
+	private ConcurrentSkipListSet<Long> line(PoolSettings pool) {
+		return this.lines.computeIfAbsent(pool.name(), (name) -> new ConcurrentSkipListSet<>());
+	}
+
+	/**
+	 * Draw for a call of the pool now: from its own buckets, else borrowed.
+	 * @param ticket the call's place in the pool's line, or {@code 0} when it does not
+	 * wait; while calls that came earlier wait, nothing is drawn
+	 * @return the grant, or {@code null} when neither its own share nor an idle pool has
+	 * room (or earlier calls wait)
+	 */
+	@Nullable Grant tryTake(PoolSettings pool, long ticket) {
 		Map<String, Share> shares = this.shares;
 		if (shares.isEmpty()) {
 			return Grant.FREE;
@@ -153,6 +193,10 @@ public final class ScopePartition {
 		Share own = shares.get(pool.name());
 		if (own == null) {
 			return Grant.FREE;
+		}
+		if (ahead(pool, ticket) > 0) {
+			// Calls of the pool that came earlier wait: room goes to them first.
+			return null;
 		}
 		Grant grant = own.tryTake(estimate, false);
 		if (grant != null) {
