@@ -8,6 +8,7 @@ import io.github.llmresilience.execute.CallObserver;
 import io.github.llmresilience.execute.ChainStep;
 import io.github.llmresilience.execute.LlmUnavailableException;
 import io.github.llmresilience.target.Target;
+import org.jspecify.annotations.Nullable;
 
 /** Every {@link CallObserver} bean, in order. */
 final class CompositeCallObserver implements CallObserver {
@@ -65,6 +66,20 @@ final class CompositeCallObserver implements CallObserver {
 	public void onUnavailable(String chain, LlmUnavailableException exception, long nanos) {
 		for (CallObserver observer : this.observers) {
 			observer.onUnavailable(chain, exception, nanos);
+		}
+	}
+
+	@Override
+	public void onCallEnded(String chain, long nanos, long backoffNanos) {
+		for (CallObserver observer : this.observers) {
+			observer.onCallEnded(chain, nanos, backoffNanos);
+		}
+	}
+
+	@Override
+	public void onDegraded(String chain, LlmUnavailableException unavailable, @Nullable Throwable failure, long nanos) {
+		for (CallObserver observer : this.observers) {
+			observer.onDegraded(chain, unavailable, failure, nanos);
 		}
 	}
 

@@ -112,6 +112,11 @@ final class ChainRun {
 
 	private long delayNanos;
 
+	/**
+	 * Every backoff of this call so far: a field, so a call without retries pays nothing.
+	 */
+	private long backoffNanos;
+
 	private @Nullable Throwable stopError;
 
 	/** The call's traffic class. */
@@ -157,6 +162,9 @@ final class ChainRun {
 	private boolean paced;
 
 	private @Nullable String pacedGate;
+
+	/** The exception that ended the call when no target could serve, once it has. */
+	private @Nullable LlmUnavailableException exhaustion;
 
 	ChainRun(CallContext context, String chain, TargetRuntime[] targets, CallOptions options) {
 		this(context, chain, targets, options, false);
@@ -508,6 +516,7 @@ final class ChainRun {
 	 * breaker refused the retry), or {@code null} when the chain is exhausted
 	 */
 	@Nullable TargetRuntime afterBackoff(TargetRuntime target) {
+		this.backoffNanos += this.delayNanos;
 		this.context.observer().onBackoff(this.chain, target.target(), this.delayNanos);
 		ChainStep skip = target.acquire();
 		if (skip == null) {
@@ -585,7 +594,9 @@ final class ChainRun {
 		if (!answer.isEmpty()) {
 			observer.onAnswer(this.chain, target.target(), answer);
 		}
-		observer.onServed(this.chain, target.target(), this.index, end - this.startNanos);
+		long callNanos = end - this.startNanos;
+		observer.onServed(this.chain, target.target(), this.index, callNanos);
+		observer.onCallEnded(this.chain, callNanos, this.backoffNanos);
 	}
 
 	/**
@@ -815,7 +826,11 @@ final class ChainRun {
 		}
 		LlmUnavailableException exception = new LlmUnavailableException(this.chain, all, allThrottled,
 				(earliest != null) ? earliest : now, reason, this.lastError);
-		this.context.observer().onUnavailable(this.chain, exception, this.context.now() - this.startNanos);
+		long callNanos = this.context.now() - this.startNanos;
+		CallObserver observer = this.context.observer();
+		observer.onUnavailable(this.chain, exception, callNanos);
+		observer.onCallEnded(this.chain, callNanos, this.backoffNanos);
+		this.exhaustion = exception;
 		return exception;
 	}
 
@@ -834,6 +849,45 @@ final class ChainRun {
 			this.grant = null;
 			this.context.pools().answered(partition, grant, tokensUsed, header);
 		}
+	}
+
+	/**
+	 * Whether the error is this call's own {@link #unavailable}: not a rejection, not the
+	 * caller's exception (which may be another call's {@link LlmUnavailableException}).
+	 */
+	boolean isExhaustion(Throwable error) {
+		return error == this.exhaustion;
+	}
+
+	/**
+	 * No target could serve: ask the fallback for a degraded answer. Nothing here touches
+	 * a target: the targets' verdicts were recorded when they were given.
+	 * @return the fallback's answer
+	 * @throws Exception what the fallback threw (or a {@link NullPointerException} for a
+	 * {@code null} answer), the unavailable exception added as suppressed
+	 */
+	<T> T degrade(LlmUnavailableException unavailable, LlmFallback<? extends T> fallback) throws Exception {
+		CallObserver observer = this.context.observer();
+		T answer;
+		try {
+			answer = fallback.answer(new Degradation(this.chain, unavailable));
+			if (answer == null) {
+				throw new NullPointerException("The fallback of chain '" + this.chain + "' returned null");
+			}
+		}
+		catch (Throwable ex) {
+			if (ex instanceof VirtualMachineError fatal) {
+				throw fatal;
+			}
+			// A fallback that declines rethrows the exception it was given.
+			if (ex != unavailable) {
+				ex.addSuppressed(unavailable);
+			}
+			observer.onDegraded(this.chain, unavailable, ex, this.context.now() - this.startNanos);
+			throw ex;
+		}
+		observer.onDegraded(this.chain, unavailable, null, this.context.now() - this.startNanos);
+		return answer;
 	}
 
 	private void skip(TargetRuntime target, Skip why, @Nullable Instant until) {

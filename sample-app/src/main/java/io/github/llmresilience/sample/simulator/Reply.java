@@ -26,4 +26,10 @@ record Reply(int status, Map<String, String> headers, String body) {
 		return new Reply(this.status, headers, this.body);
 	}
 
+	Reply withHeader(String name, String value) {
+		Map<String, String> headers = new LinkedHashMap<>(this.headers);
+		headers.put(name, value);
+		return new Reply(this.status, headers, this.body);
+	}
+
 }
