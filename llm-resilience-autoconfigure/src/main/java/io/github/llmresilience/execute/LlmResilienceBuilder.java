@@ -24,6 +24,8 @@ import io.github.llmresilience.overload.OverloadSettings;
 import io.github.llmresilience.pool.PartitionSettings;
 import io.github.llmresilience.pool.internal.BucketSource;
 import io.github.llmresilience.retry.RetrySettings;
+import io.github.llmresilience.spend.Price;
+import io.github.llmresilience.spend.SpendSettings;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.target.internal.TargetRegistry;
 import io.github.llmresilience.throttle.AccountSettings;
@@ -101,6 +103,10 @@ public final class LlmResilienceBuilder {
 	PartitionSettings pools = PartitionSettings.defaults();
 
 	@Nullable BucketSource buckets;
+
+	SpendSettings spend = SpendSettings.defaults();
+
+	final Map<String, Price> prices = new LinkedHashMap<>();
 
 	LlmResilienceBuilder() {
 	}
@@ -206,11 +212,29 @@ public final class LlmResilienceBuilder {
 	}
 
 	/**
+	 * How each failure domain's spend per call is judged against its trailing median; by
+	 * default off.
+	 */
+	public LlmResilienceBuilder spend(SpendSettings spend) {
+		this.spend = Objects.requireNonNull(spend);
+		return this;
+	}
+
+	/**
 	 * Where the pools' buckets live: by default in this process; a Bucket4j proxy
 	 * manager's buckets in fleet mode, so that the partition holds across pods.
 	 */
 	public LlmResilienceBuilder poolBuckets(@Nullable BucketSource buckets) {
 		this.buckets = buckets;
+		return this;
+	}
+
+	/**
+	 * What a target's tokens cost; without a price its spend is counted in tokens.
+	 * Targets sharing a failure domain must share a price.
+	 */
+	public LlmResilienceBuilder price(String target, Price price) {
+		this.prices.put(Objects.requireNonNull(target), Objects.requireNonNull(price));
 		return this;
 	}
 

@@ -14,6 +14,7 @@ import io.github.llmresilience.pool.PoolSettings;
 import io.github.llmresilience.pool.internal.Pools;
 import io.github.llmresilience.pool.internal.ScopePartition;
 import io.github.llmresilience.retry.internal.RetryBudget;
+import io.github.llmresilience.spend.internal.DomainSpend;
 import io.github.llmresilience.state.TargetState;
 import io.github.llmresilience.state.TargetState.AccountState;
 import io.github.llmresilience.state.TargetState.BreakerState;
@@ -41,6 +42,9 @@ final class TargetRuntime {
 	private final ProviderErrorClassifier classifier;
 
 	private final Breaker breaker;
+
+	/** Its failure domain's spend, which a runaway opens the breaker on. */
+	private final DomainSpend spend;
 
 	private final ThrottleGate gate;
 
@@ -76,12 +80,13 @@ final class TargetRuntime {
 	 */
 	private final Duration minPause;
 
-	TargetRuntime(Target target, ProviderErrorClassifier classifier, Breaker breaker, ThrottleGate gate,
-			Accounts accounts, Fleet fleet, RetryBudget budget, MeasuredTimeout attemptTimeout,
+	TargetRuntime(Target target, ProviderErrorClassifier classifier, Breaker breaker, DomainSpend spend,
+			ThrottleGate gate, Accounts accounts, Fleet fleet, RetryBudget budget, MeasuredTimeout attemptTimeout,
 			MeasuredTimeout firstTokenTimeout, Duration stall, Clock clock, Duration backoffBase, Pools pools) {
 		this.target = target;
 		this.classifier = classifier;
 		this.breaker = breaker;
+		this.spend = spend;
 		this.gate = gate;
 		this.scope = gate.scope(target.quotaScope());
 		this.accounts = accounts;
@@ -190,6 +195,7 @@ final class TargetRuntime {
 		}
 		timeout(streaming).record(nanos);
 		this.accounts.success(this.account);
+		this.spend.record(answer::usage);
 	}
 
 	/** Settle the permit with a failure's verdict. */
@@ -335,7 +341,8 @@ final class TargetRuntime {
 				metrics.getFailureRate(), metrics.getSlowCallRate(), metrics.getNumberOfBufferedCalls(),
 				metrics.getNumberOfSuccessfulCalls(), metrics.getNumberOfFailedCalls(), metrics.getNumberOfSlowCalls(),
 				metrics.getNumberOfSlowSuccessfulCalls(), metrics.getNumberOfNotPermittedCalls(),
-				(at != null && at.isAfter(now)) ? at : null, breaker.settings());
+				(at != null && at.isAfter(now)) ? at : null, breaker.settings(),
+				breaker.isOpenOnSpend() ? BreakerState.SPEND : null);
 	}
 
 	static ScopeState scopeState(ThrottleGate.Scope scope, Instant now) {

@@ -23,6 +23,8 @@ import io.github.llmresilience.fleet.FleetStore.Write;
 import io.github.llmresilience.fleet.internal.Fleet;
 import io.github.llmresilience.classify.internal.RuleClassifier;
 import io.github.llmresilience.retry.internal.RetryBudget;
+import io.github.llmresilience.spend.internal.DomainSpend;
+import io.github.llmresilience.spend.internal.Spend;
 import io.github.llmresilience.state.ChainState;
 import io.github.llmresilience.state.Operator;
 import io.github.llmresilience.state.ProviderState;
@@ -62,9 +64,13 @@ final class TargetRuntimes implements Operator {
 
 	private final Fleet fleet;
 
+	private final Spend spend;
+
 	TargetRuntimes(LlmResilienceBuilder builder, TargetRegistry registry, CallContext context,
-			ProviderClassifiers classifiers, Breakers breakers, ThrottleGate gate, Accounts accounts, Fleet fleet) {
+			ProviderClassifiers classifiers, Breakers breakers, ThrottleGate gate, Accounts accounts, Fleet fleet,
+			Spend spend) {
 		this.clock = builder.clock;
+		this.spend = spend;
 		this.fleet = fleet;
 		this.registry = registry;
 		this.breakers = breakers;
@@ -77,6 +83,12 @@ final class TargetRuntimes implements Operator {
 			TargetRuntime runtime = runtime(builder, target, context, classifiers);
 			byName.put(target.name(), runtime);
 			singles.put(target.name(), new TargetRuntime[] { runtime });
+		}
+		for (String priced : builder.prices.keySet()) {
+			if (!byName.containsKey(priced)) {
+				throw new IllegalArgumentException(
+						"A price names no target: '" + priced + "'; known targets: " + byName.keySet());
+			}
 		}
 		this.byName = Collections.unmodifiableMap(byName);
 		this.singles = Collections.unmodifiableMap(singles);
@@ -102,8 +114,15 @@ final class TargetRuntimes implements Operator {
 		BreakerSettings breakerSettings = (options.breaker() != null) ? options.breaker() : builder.breaker;
 		Breaker breaker = this.breakers.forDomain(failureDomain(target, builder.failureDomain), breakerSettings,
 				(error) -> classifyError(context, classifier, error));
+		DomainSpend spend;
+		try {
+			spend = this.spend.forDomain(breaker, builder.prices.get(target.name()));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("Target '" + target.name() + "': " + ex.getMessage(), ex);
+		}
 		TimeoutSettings timeouts = builder.timeouts;
-		return new TargetRuntime(target, classifier, breaker, this.gate, this.accounts, this.fleet,
+		return new TargetRuntime(target, classifier, breaker, spend, this.gate, this.accounts, this.fleet,
 				RetryBudget.of(builder.clock, builder.retry),
 				new MeasuredTimeout(orDefault(options.attemptTimeout(), timeouts.attempt()), timeouts.adaptive()),
 				new MeasuredTimeout(orDefault(options.firstTokenTimeout(), timeouts.firstToken()), timeouts.adaptive()),
@@ -254,6 +273,7 @@ final class TargetRuntimes implements Operator {
 	public void close(String target) {
 		Breaker breaker = get(target).breaker();
 		breaker.close();
+		acceptSpend(breaker);
 		this.fleet.command(Write.Kind.BREAKER, breaker.domain(), "closed");
 	}
 
@@ -261,7 +281,19 @@ final class TargetRuntimes implements Operator {
 	public void reset(String target) {
 		Breaker breaker = get(target).breaker();
 		breaker.reset();
+		acceptSpend(breaker);
 		this.fleet.command(Write.Kind.BREAKER, breaker.domain(), "closed");
+	}
+
+	/**
+	 * An operator who closes a domain's breaker accepts its spend as it is: its history
+	 * is forgotten and learnt again, else a runaway's level would open it at once.
+	 */
+	private void acceptSpend(Breaker breaker) {
+		DomainSpend spend = this.spend.get(breaker.domain());
+		if (spend != null) {
+			spend.forget();
+		}
 	}
 
 	@Override

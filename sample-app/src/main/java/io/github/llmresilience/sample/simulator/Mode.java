@@ -46,7 +46,14 @@ public enum Mode {
 	HANG,
 
 	/** Streams start normally and the connection drops after some tokens. */
-	MIDSTREAM_DROP;
+	MIDSTREAM_DROP,
+
+	/**
+	 * Answers, four times longer than normal, with the usage the vendor reports growing
+	 * alike (a model version whose answers run longer): every call succeeds, only the
+	 * bill tells.
+	 */
+	LONGER;
 
 	/** The name used in the admin API: {@code content-filter}, {@code midstream-drop}. */
 	@JsonValue
