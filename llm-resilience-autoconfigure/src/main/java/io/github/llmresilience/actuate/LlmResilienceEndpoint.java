@@ -14,6 +14,7 @@ import io.github.llmresilience.classify.ClassificationRule;
 import io.github.llmresilience.classify.ClassificationRules;
 import io.github.llmresilience.classify.internal.RecentUnclassified;
 import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.pool.PoolState;
 import io.github.llmresilience.state.Operator;
 import io.github.llmresilience.state.FleetState;
 import io.github.llmresilience.state.ProviderState;
@@ -106,6 +107,7 @@ public class LlmResilienceEndpoint {
 	@ReadOperation
 	public LlmResilienceDescriptor resilience() {
 		ResilienceState state = this.resilience.state();
+		PoolState pools = this.resilience.pools();
 		Map<String, TargetDescriptor> targets = new LinkedHashMap<>();
 		state.targets().forEach((name, target) -> targets.put(name, TargetDescriptor.of(target)));
 		Map<String, ChainDescriptor> chains = new LinkedHashMap<>();
@@ -118,7 +120,7 @@ public class LlmResilienceEndpoint {
 				: List.of();
 		return new LlmResilienceDescriptor(targets, chains, events, unclassified, state.providers(),
 				ClassificationDescriptor.of(this.resilience.classificationRules()),
-				state.fleet().enabled() ? state.fleet() : null);
+				state.fleet().enabled() ? state.fleet() : null, pools.enabled() ? pools : null);
 	}
 
 	/** One target; {@code null} (404 over the web) when there is no such target. */
@@ -289,11 +291,13 @@ public class LlmResilienceEndpoint {
 	 * @param classification the user's classification rules in force
 	 * @param fleet in fleet mode, whether this pod reaches the fleet's store and how the
 	 * fleet judges each failure domain; {@code null} otherwise
+	 * @param pools with quota pools on, each scope's capacity, what each pool holds of it
+	 * and the calls waiting per pool; {@code null} otherwise
 	 */
 	public record LlmResilienceDescriptor(Map<String, TargetDescriptor> targets, Map<String, ChainDescriptor> chains,
 			List<StateChangeDescriptor> events, List<RecentUnclassified.Entry> unclassified,
-			Map<String, ProviderState> providers, ClassificationDescriptor classification,
-			@Nullable FleetState fleet) implements OperationResponseBody {
+			Map<String, ProviderState> providers, ClassificationDescriptor classification, @Nullable FleetState fleet,
+			@Nullable PoolState pools) implements OperationResponseBody {
 
 	}
 

@@ -97,4 +97,11 @@ final class CompositeCallObserver implements CallObserver {
 		}
 	}
 
+	@Override
+	public void onPoolWait(String chain, String pool, long nanos) {
+		for (CallObserver observer : this.observers) {
+			observer.onPoolWait(chain, pool, nanos);
+		}
+	}
+
 }

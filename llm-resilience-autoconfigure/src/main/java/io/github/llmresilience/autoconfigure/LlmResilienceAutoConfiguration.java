@@ -195,6 +195,7 @@ public final class LlmResilienceAutoConfiguration {
 			.classifiers(classifiers)
 			.classificationRules(rules)
 			.overload(properties.getProviderOverload().toSettings())
+			.pools(properties.getPools().settings())
 			.spend(properties.getSpend().toSettings())
 			.extractors(extractors)
 			.observer(CompositeCallObserver.of(allObservers))

@@ -11,6 +11,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
@@ -25,6 +26,9 @@ import io.github.llmresilience.execute.TimeoutSettings;
 import io.github.llmresilience.execute.UnknownExceptions;
 import io.github.llmresilience.fleet.FleetSettings;
 import io.github.llmresilience.overload.OverloadSettings;
+import io.github.llmresilience.pool.Capacity;
+import io.github.llmresilience.pool.PartitionSettings;
+import io.github.llmresilience.pool.PoolSettings;
 import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.spend.Price;
 import io.github.llmresilience.spend.SpendSettings;
@@ -92,6 +96,8 @@ public class LlmResilienceProperties implements InitializingBean {
 	private final Fleet fleet = new Fleet();
 
 	private final ProviderOverload providerOverload = new ProviderOverload();
+
+	private final Pools pools = new Pools();
 
 	private final Spend spend = new Spend();
 
@@ -163,6 +169,10 @@ public class LlmResilienceProperties implements InitializingBean {
 		return this.providerOverload;
 	}
 
+	public Pools getPools() {
+		return this.pools;
+	}
+
 	public Spend getSpend() {
 		return this.spend;
 	}
@@ -220,6 +230,7 @@ public class LlmResilienceProperties implements InitializingBean {
 		this.fleet.validate(PREFIX + ".fleet", problems);
 		this.classification.validate(PREFIX + ".classification", problems);
 		this.providerOverload.validate(PREFIX + ".provider-overload", problems);
+		this.pools.validate(PREFIX + ".pools", this.targets, problems);
 		this.spend.validate(PREFIX + ".spend", problems);
 		requireSlowCallsBelowTimeout(PREFIX + ".breaker.slow-call-duration", this.breaker.getSlowCallDuration(),
 				PREFIX + ".timeouts.attempt", this.timeouts.getAttempt(), problems);
@@ -1741,6 +1752,226 @@ public class LlmResilienceProperties implements InitializingBean {
 							orDefault(this.stall, defaults.getStall()), AdaptiveSettings.defaults(),
 							defaults.getCall()),
 					problems);
+		}
+
+	}
+
+	/**
+	 * Quota pools (traffic classes): each call names one ({@code CallOptions.pool(...)},
+	 * {@code interactive} by default), which says how long it may wait for a rate limit
+	 * to clear and, when enabled, which share of each quota scope's capacity it draws
+	 * from.
+	 */
+	public static class Pools {
+
+		/**
+		 * Whether each quota scope's capacity is partitioned by the pools' shares; off,
+		 * the pools still set how long a call waits for a rate limit to clear.
+		 */
+		private boolean enabled;
+
+		/**
+		 * Whether a scope's capacity is learned from the rate-limit headers of successful
+		 * answers (x-ratelimit-limit-requests, anthropic-ratelimit-requests-limit and the
+		 * token variants); a configured capacity wins.
+		 */
+		private boolean learnCapacity = true;
+
+		/**
+		 * The pools by name: share of each scope (percent), longest wait, queue bound.
+		 * Defaults: interactive 70 % and 2 s, background 20 % and 120 s, evaluation 10 %
+		 * and 600 s; an added pool needs its share.
+		 */
+		private Map<String, PoolProperties> classes = new LinkedHashMap<>();
+
+		/**
+		 * Capacity of quota scopes by scope key, account/model (in a properties key:
+		 * "[account/model]"); a scope not listed learns it from the provider's headers.
+		 */
+		private Map<String, CapacityProperties> capacity = new LinkedHashMap<>();
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public boolean isLearnCapacity() {
+			return this.learnCapacity;
+		}
+
+		public void setLearnCapacity(boolean learnCapacity) {
+			this.learnCapacity = learnCapacity;
+		}
+
+		public Map<String, PoolProperties> getClasses() {
+			return this.classes;
+		}
+
+		public void setClasses(Map<String, PoolProperties> classes) {
+			this.classes = classes;
+		}
+
+		public Map<String, CapacityProperties> getCapacity() {
+			return this.capacity;
+		}
+
+		public void setCapacity(Map<String, CapacityProperties> capacity) {
+			this.capacity = capacity;
+		}
+
+		/** The default pools, each overridden where configured, then the added ones. */
+		List<PoolSettings> poolSettings() {
+			List<PoolSettings> pools = new ArrayList<>();
+			Set<String> done = new HashSet<>();
+			for (PoolSettings defaults : PartitionSettings.defaultPools()) {
+				PoolProperties configured = this.classes.get(defaults.name());
+				pools.add((configured != null) ? configured.settings(defaults.name(), defaults) : defaults);
+				done.add(defaults.name());
+			}
+			this.classes.forEach((name, configured) -> {
+				if (!done.contains(name)) {
+					pools.add(configured.settings(name, null));
+				}
+			});
+			return pools;
+		}
+
+		/** The settings the engine gets. */
+		PartitionSettings settings() {
+			Map<String, Capacity> capacities = new LinkedHashMap<>();
+			this.capacity.forEach((scope, configured) -> capacities.put(scope, configured.capacity()));
+			return new PartitionSettings(this.enabled, poolSettings(), capacities, this.learnCapacity);
+		}
+
+		void validate(String property, Map<String, TargetProperties> targets, List<Problem> problems) {
+			int before = problems.size();
+			this.classes.forEach((name, configured) -> build(PoolSettings.class, under(property + ".classes." + name),
+					() -> configured.settings(name, null), problems));
+			this.capacity.forEach((scope, configured) -> build(Capacity.class,
+					under(property + ".capacity.[" + scope + "]"), configured::capacity, problems));
+			if (problems.size() > before) {
+				return;
+			}
+			build(PartitionSettings.class, (component) -> switch (component) {
+				case "pools" -> property + ".classes";
+				case "capacities" -> property + ".capacity";
+				case "learn" -> property + ".learn-capacity";
+				default -> property + "." + kebabCase(component);
+			}, this::settings, problems);
+			Set<String> scopes = new TreeSet<>();
+			targets.forEach((name, target) -> scopes
+				.add(((target.getAccount() != null && !target.getAccount().isBlank()) ? target.getAccount() : name)
+						+ "/" + target.getModel()));
+			this.capacity.keySet()
+				.stream()
+				.filter((scope) -> !scopes.contains(scope))
+				.forEach((scope) -> problems.add(new Problem(property + ".capacity.[" + scope + "]", quote(scope),
+						"must name the quota scope (account/model) of a configured target; known scopes: " + scopes)));
+		}
+
+	}
+
+	/** One pool. */
+	public static class PoolProperties {
+
+		/**
+		 * Share of each quota scope's capacity, in percent (1 to 100; all pools together
+		 * at most 100).
+		 */
+		private @Nullable Integer share;
+
+		/**
+		 * Longest a call of this pool waits for its share to refill or a rate limit to
+		 * clear, rather than fail; 0 never waits.
+		 */
+		private @Nullable Duration maxWait;
+
+		/** Most calls of this pool waiting at once; one more fails at once. */
+		private @Nullable Integer maxQueued;
+
+		public @Nullable Integer getShare() {
+			return this.share;
+		}
+
+		public void setShare(@Nullable Integer share) {
+			this.share = share;
+		}
+
+		public @Nullable Duration getMaxWait() {
+			return this.maxWait;
+		}
+
+		public void setMaxWait(@Nullable Duration maxWait) {
+			this.maxWait = maxWait;
+		}
+
+		public @Nullable Integer getMaxQueued() {
+			return this.maxQueued;
+		}
+
+		public void setMaxQueued(@Nullable Integer maxQueued) {
+			this.maxQueued = maxQueued;
+		}
+
+		/**
+		 * The pool: what is set here over the defaults of a built-in pool; an added pool
+		 * ({@code defaults} null) must set its share, and waits like interactive.
+		 */
+		PoolSettings settings(String name, @Nullable PoolSettings defaults) {
+			PoolSettings base = (defaults != null) ? defaults : defaultsOf(name);
+			if (base == null && this.share == null) {
+				throw new IllegalArgumentException(
+						"share must be set for a pool of your own (1 to 100 percent)" + VALUE_MARK + "unset");
+			}
+			PoolSettings interactive = PoolSettings.interactive();
+			return new PoolSettings(name, orDefault(this.share, (base != null) ? base.share() : 0),
+					orDefault(this.maxWait, (base != null) ? base.maxWait() : interactive.maxWait()),
+					orDefault(this.maxQueued, (base != null) ? base.maxQueued() : PoolSettings.DEFAULT_MAX_QUEUED));
+		}
+
+		private static @Nullable PoolSettings defaultsOf(String name) {
+			for (PoolSettings pool : PartitionSettings.defaultPools()) {
+				if (pool.name().equals(name)) {
+					return pool;
+				}
+			}
+			return null;
+		}
+
+	}
+
+	/** What a quota scope may serve per minute. */
+	public static class CapacityProperties {
+
+		/** Requests a minute; 0 learns it from the provider's headers. */
+		private long requestsPerMinute;
+
+		/**
+		 * Tokens (input and output) a minute; 0 learns it from the provider's headers.
+		 */
+		private long tokensPerMinute;
+
+		public long getRequestsPerMinute() {
+			return this.requestsPerMinute;
+		}
+
+		public void setRequestsPerMinute(long requestsPerMinute) {
+			this.requestsPerMinute = requestsPerMinute;
+		}
+
+		public long getTokensPerMinute() {
+			return this.tokensPerMinute;
+		}
+
+		public void setTokensPerMinute(long tokensPerMinute) {
+			this.tokensPerMinute = tokensPerMinute;
+		}
+
+		Capacity capacity() {
+			return new Capacity(this.requestsPerMinute, this.tokensPerMinute);
 		}
 
 	}

@@ -48,6 +48,11 @@ public record StateChange(Instant at, Kind kind, String subject, String detail, 
 		/** A user's classification rule was added, replaced or removed. */
 		CLASSIFICATION_RULES_EDITED(false),
 		/**
+		 * A quota scope's capacity was learned from the provider's rate-limit headers, or
+		 * changed: its pools' shares follow.
+		 */
+		POOL_CAPACITY_CHANGED(false),
+		/**
 		 * A failure domain's spend per call reached {@code spend.alert-multiple} times
 		 * its trailing median (logged as a warning; the domain stays in service).
 		 */

@@ -9,6 +9,7 @@ import java.util.function.LongSupplier;
 import io.github.llmresilience.classify.UnclassifiedListener;
 import io.github.llmresilience.extract.ErrorExtractors;
 import io.github.llmresilience.overload.internal.ProviderOverloads;
+import io.github.llmresilience.pool.internal.Pools;
 import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.retry.internal.Backoff;
 
@@ -26,10 +27,11 @@ import io.github.llmresilience.retry.internal.Backoff;
  * @param observer told about every attempt, retry, backoff and end of a call
  * @param callTimeout the deadline of a call that sets none
  * @param overloads the providers marked overloaded, whose targets chains try last
+ * @param pools the traffic classes: their waits, and each quota scope's partition
  */
 record CallContext(Clock clock, LongSupplier nanoTime, RetrySettings retry, Backoff backoff, ErrorExtractors extractors,
 		UnknownExceptions unknownExceptions, UnclassifiedListener unclassified, CallObserver observer,
-		Duration callTimeout, ProviderOverloads overloads) {
+		Duration callTimeout, ProviderOverloads overloads, Pools pools) {
 
 	long now() {
 		return this.nanoTime.getAsLong();

@@ -90,4 +90,13 @@ public interface CallObserver {
 	default void onSkipped(String chain, Target target, ChainStep.Skip why) {
 	}
 
+	/**
+	 * Every target of the chain was only rate limited, and the call waits this long for
+	 * the earliest release (its pool's share to refill, or a scope's gate to end) instead
+	 * of failing.
+	 * @param pool the call's pool
+	 */
+	default void onPoolWait(String chain, String pool, long nanos) {
+	}
+
 }

@@ -5,12 +5,17 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
+import java.util.function.Function;
 
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.CallObserver.RetryResult;
 import io.github.llmresilience.execute.ChainStep.Skip;
+import io.github.llmresilience.pool.PoolSettings;
+import io.github.llmresilience.pool.internal.Grant;
+import io.github.llmresilience.pool.internal.ScopePartition;
+import io.github.llmresilience.usage.Usage;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -26,6 +31,21 @@ import org.jspecify.annotations.Nullable;
  * recorded or given back, so a half-open breaker cannot be wedged by a failing callback.
  */
 final class ChainRun {
+
+	/**
+	 * The shortest wait for a release: a release due now is taken after this, so that a
+	 * chain that is still rate limited is not walked again in a tight loop.
+	 */
+	private static final long MIN_WAIT_NANOS = 10_000_000L;
+
+	/** The spacing of calls leaving the queue at one gate's release. */
+	private static final long STAGGER_NANOS = 1_000_000L;
+
+	/** The most spacings a call waits behind others. */
+	private static final int MAX_STAGGER = 100;
+
+	/** How long a released call held back by its scope's pace waits to look again. */
+	private static final long PACE_NANOS = 50_000_000L;
 
 	/** What to do after a failed attempt. */
 	enum Next {
@@ -55,7 +75,21 @@ final class ChainRun {
 
 	private final long startNanos;
 
-	private final long deadlineNanos;
+	/**
+	 * When the call must end; a call that named no deadline moves it by each wait for a
+	 * release.
+	 */
+	private long deadlineNanos;
+
+	/**
+	 * Whether waits for a release are added to the deadline: the call named none, so
+	 * {@code timeouts.call} is its working time, and its pool's {@code max-wait} bounds
+	 * the waiting on top.
+	 */
+	private final boolean waitExtendsDeadline;
+
+	/** How long the call has waited for releases so far. */
+	private long waitedNanos;
 
 	private final Attempt.CallId callId;
 
@@ -85,6 +119,50 @@ final class ChainRun {
 
 	private @Nullable Throwable stopError;
 
+	/** The call's traffic class. */
+	private final PoolSettings pool;
+
+	/** The draw of the current attempt's target on its pool, or {@code null}. */
+	private @Nullable Grant grant;
+
+	/** The draw of the last settled attempt, which a retry of its target draws again. */
+	private @Nullable Grant lastGrant;
+
+	/** A place a wait reserved in a target's pool share, until the walk reaches it. */
+	private @Nullable Grant held;
+
+	private @Nullable TargetRuntime heldTarget;
+
+	/** The scope whose line of waiting calls (of its pool) this call stands in. */
+	private @Nullable ScopePartition lineScope;
+
+	/** The call's place in that line; 0 when it stands in none. */
+	private long ticket;
+
+	/** When the held place is due, on the monotonic time source. */
+	private long heldDue;
+
+	/**
+	 * Where this walk of the chain starts in {@link #steps}: a wait starts a new walk.
+	 */
+	private int walkStart;
+
+	/** The scope partition whose queue the call waits in, while it waits. */
+	private @Nullable ScopePartition queuedScope;
+
+	private boolean queued;
+
+	/** The quota scope whose gate this call waited for, until it goes back. */
+	private @Nullable String waitedGate;
+
+	/** The scope whose pace this call holds a place in, until its attempt is settled. */
+	private @Nullable String paceTicket;
+
+	/** Whether the pace held the call back after its wait. */
+	private boolean paced;
+
+	private @Nullable String pacedGate;
+
 	/** The exception that ended the call when no target could serve, once it has. */
 	private @Nullable LlmUnavailableException exhaustion;
 
@@ -102,6 +180,8 @@ final class ChainRun {
 		this.chain = chain;
 		this.targets = targets;
 		this.startNanos = context.now();
+		this.pool = context.pools().pool(options.pool());
+		this.waitExtendsDeadline = options.deadline() == null;
 		Duration deadline = (options.deadline() != null) ? options.deadline() : context.callTimeout();
 		this.deadlineNanos = this.startNanos + deadline.toNanos();
 		this.callId = new Attempt.CallId(options.idempotencyKey());
@@ -128,6 +208,13 @@ final class ChainRun {
 			}
 			TargetRuntime target = this.targets[this.index];
 			ChainStep skip = target.admit();
+			if (skip == null) {
+				skip = draw(target);
+			}
+			if (skip == null) {
+				// Served by another target than the one a wait reserved a place at.
+				cancelHeld();
+			}
 			if (skip != null) {
 				step(skip);
 				this.context.observer().onSkipped(this.chain, target.target(), skip.skipped());
@@ -137,6 +224,246 @@ final class ChainRun {
 			return target;
 		}
 		return null;
+	}
+
+	/**
+	 * Draw on the target's quota scope for the call's pool (quota pools on): the place a
+	 * wait reserved there, or a draw now, own share first, then an idle pool's.
+	 * @return {@code null} when drawn, else the skip (the breaker permit is given back)
+	 */
+	private @Nullable ChainStep draw(TargetRuntime target) {
+		ScopePartition partition = target.partition();
+		if (partition == null) {
+			return null;
+		}
+		boolean holding = this.held != null && this.heldTarget == target;
+		if (holding && this.context.now() >= this.heldDue) {
+			this.grant = this.held;
+			this.held = null;
+			this.heldTarget = null;
+			leaveLine();
+			return null;
+		}
+		Grant grant = this.context.pools()
+			.tryTake(partition, this.pool, (this.lineScope == partition) ? this.ticket : 0);
+		if (grant != null) {
+			cancelHeld();
+			this.grant = grant;
+			return null;
+		}
+		target.release();
+		long wait = holding ? this.heldDue - this.context.now() : this.context.pools().waitNanos(partition, this.pool);
+		return new ChainStep(target.name(), 0, null, Skip.POOL_EXHAUSTED, Duration.ZERO,
+				this.context.clock().instant().plusNanos(Math.max(wait, MIN_WAIT_NANOS)));
+	}
+
+	/** Give back a place a wait reserved, and the call's place in the line. */
+	private void cancelHeld() {
+		Grant held = this.held;
+		if (held != null) {
+			this.held = null;
+			this.heldTarget = null;
+			held.cancel();
+		}
+		leaveLine();
+	}
+
+	private void leaveLine() {
+		ScopePartition scope = this.lineScope;
+		if (scope != null) {
+			this.lineScope = null;
+			this.context.pools().leave(scope, this.pool, this.ticket);
+			this.ticket = 0;
+		}
+	}
+
+	/**
+	 * The chain is exhausted. When every target of this walk was only rate limited (its
+	 * scope gated, or its pool's share spent), the earliest release comes within the
+	 * pool's {@code max-wait} and before the call's deadline, and the pool's queue has
+	 * room, the call waits for that release instead of failing: it takes a place in the
+	 * queue, and (when a pool share is what holds it) reserves its place in the share, so
+	 * that waiting calls are served in arrival order.
+	 * @return how long to wait before walking the chain again ({@link #afterWait()}), or
+	 * -1 when the call ends now
+	 */
+	long releaseWait() {
+		// A walk that ends here made no attempt: a place in a scope's pace is free again.
+		abandonPace();
+		if (this.paced) {
+			this.paced = false;
+			return paceWait();
+		}
+		List<ChainStep> all = this.steps;
+		if (all == null || all.size() <= this.walkStart || this.pool.maxWait().isZero()) {
+			cancelHeld();
+			return -1;
+		}
+		for (int i = this.walkStart; i < all.size(); i++) {
+			if (!all.get(i).isThrottle()) {
+				cancelHeld();
+				return -1;
+			}
+		}
+		Instant now = this.context.clock().instant();
+		long nowNanos = this.context.now();
+		long poolWait = this.pool.maxWait().toNanos() - this.waitedNanos;
+		long maxWait = this.waitExtendsDeadline ? poolWait
+				: Math.min(poolWait, this.deadlineNanos - nowNanos - MIN_WAIT_NANOS);
+		TargetRuntime first = null;
+		long earliest = Long.MAX_VALUE;
+		for (TargetRuntime target : this.targets) {
+			long release = target.releaseNanos(now, this.pool);
+			if (this.held != null && target == this.heldTarget) {
+				// Its own place comes at the reservation, or earlier when a pool lends.
+				release = Math.max(target.gateNanos(now), Math.min(release, this.heldDue - nowNanos));
+			}
+			if (release < earliest) {
+				earliest = release;
+				first = target;
+			}
+		}
+		if (first == null || earliest > maxWait) {
+			cancelHeld();
+			return -1;
+		}
+		ScopePartition partition = first.partition();
+		if ((this.held != null && this.heldTarget != first) || this.lineScope != partition) {
+			cancelHeld();
+		}
+		long wait = Math.max(earliest, MIN_WAIT_NANOS);
+		boolean share = partition != null && !first.isGated(now);
+		if (share && this.lineScope == null) {
+			// The pool's share holds the call: it takes its place in the pool's line.
+			this.ticket = this.context.pools().enter(partition, this.pool);
+			this.lineScope = partition;
+		}
+		if (share && this.held == null) {
+			// Reserve the next place in the share, in arrival order, unless another pool
+			// lends sooner (then the call looks again then, if first in line).
+			Grant reserved = this.context.pools().reserve(partition, this.pool, maxWait);
+			long lend = this.context.pools().lendNanos(partition, this.pool);
+			if (reserved != null) {
+				this.held = reserved;
+				this.heldTarget = first;
+				this.heldDue = nowNanos + reserved.waitNanos();
+			}
+			wait = Math.max(Math.min((reserved != null) ? reserved.waitNanos() : Long.MAX_VALUE, lend), MIN_WAIT_NANOS);
+			if (wait > maxWait) {
+				cancelHeld();
+				return -1;
+			}
+		}
+		int ahead = this.context.pools().enqueue(this.pool, partition);
+		if (ahead < 0) {
+			cancelHeld();
+			return -1;
+		}
+		if (first.isGated(now)) {
+			this.waitedGate = first.target().quotaScope();
+		}
+		if (share) {
+			// Behind others of its pool: they take what is lent first.
+			ahead = this.context.pools().ahead(partition, this.pool, this.ticket);
+		}
+		if (this.held == null || nowNanos + wait < this.heldDue) {
+			// Calls waiting for one release leave a millisecond apart, in arrival order:
+			// the first finds out whether the limit has really cleared (or takes what
+			// another pool lends), and a gate it meets again holds the ones behind it
+			// without a request.
+			wait = Math.min(wait + Math.min(ahead, MAX_STAGGER) * STAGGER_NANOS, maxWait);
+		}
+		this.queued = true;
+		this.queuedScope = partition;
+		this.waitedNanos += wait;
+		if (this.waitExtendsDeadline) {
+			this.deadlineNanos += wait;
+		}
+		this.context.observer().onPoolWait(this.chain, this.pool.name(), wait);
+		return wait;
+	}
+
+	/**
+	 * A released call whose scope's pace holds it: wait {@link #PACE_NANOS} and try
+	 * again, within the pool's {@code max-wait}.
+	 */
+	private long paceWait() {
+		String gate = this.pacedGate;
+		this.pacedGate = null;
+		long poolWait = this.pool.maxWait().toNanos() - this.waitedNanos;
+		long maxWait = this.waitExtendsDeadline ? poolWait
+				: Math.min(poolWait, this.deadlineNanos - this.context.now() - MIN_WAIT_NANOS);
+		if (gate == null || PACE_NANOS > maxWait || this.context.pools().enqueue(this.pool, null) < 0) {
+			return -1;
+		}
+		this.queued = true;
+		this.queuedScope = null;
+		this.waitedGate = gate;
+		this.waitedNanos += PACE_NANOS;
+		if (this.waitExtendsDeadline) {
+			this.deadlineNanos += PACE_NANOS;
+		}
+		this.context.observer().onPoolWait(this.chain, this.pool.name(), PACE_NANOS);
+		return PACE_NANOS;
+	}
+
+	/**
+	 * The wait of {@link #releaseWait()} is over: walk the chain again from its first
+	 * target.
+	 * @return the target to attempt, or {@code null} when the chain is exhausted again
+	 */
+	@Nullable TargetRuntime afterWait() {
+		leaveQueue();
+		String gate = this.waitedGate;
+		this.waitedGate = null;
+		if (gate != null) {
+			if (!this.context.pools().pace().tryEnter(gate)) {
+				// Calls released before this one are still on their way: look again
+				// shortly, without walking the chain.
+				this.paced = true;
+				this.pacedGate = gate;
+				return null;
+			}
+			this.paceTicket = gate;
+		}
+		this.index = -1;
+		this.walkStart = (this.steps != null) ? this.steps.size() : 0;
+		return nextTarget();
+	}
+
+	private void abandonPace() {
+		String ticket = this.paceTicket;
+		if (ticket != null) {
+			this.paceTicket = null;
+			this.context.pools().pace().abandon(ticket);
+		}
+	}
+
+	/**
+	 * Settle the place a released call took in its scope's pace.
+	 * @param throttled whether it was rate limited again
+	 */
+	private void leavePace(boolean throttled) {
+		String ticket = this.paceTicket;
+		if (ticket != null) {
+			this.paceTicket = null;
+			this.context.pools().pace().exit(ticket, throttled);
+		}
+	}
+
+	/** The call was cancelled while it waited: give its places back. */
+	void cancelWait() {
+		leaveQueue();
+		cancelHeld();
+		abandonPace();
+	}
+
+	private void leaveQueue() {
+		if (this.queued) {
+			this.queued = false;
+			this.context.pools().dequeue(this.pool, this.queuedScope);
+			this.queuedScope = null;
+		}
 	}
 
 	/**
@@ -193,6 +520,10 @@ final class ChainRun {
 		this.context.observer().onBackoff(this.chain, target.target(), this.delayNanos);
 		ChainStep skip = target.acquire();
 		if (skip == null) {
+			Grant last = this.lastGrant;
+			if (last != null) {
+				this.grant = last.retry();
+			}
 			return target;
 		}
 		step(skip);
@@ -210,6 +541,7 @@ final class ChainRun {
 		long left = this.deadlineNanos - this.context.now();
 		if (left <= 0) {
 			target.release();
+			abandonPace();
 			skip(target, Skip.DEADLINE, null);
 			return null;
 		}
@@ -254,6 +586,9 @@ final class ChainRun {
 		long nanos = end - start;
 		Answer answer = attempt.answer();
 		target.succeeded(nanos, this.streaming, answer);
+		Usage usage = answer.usage();
+		settleGrant(target, (usage != null) ? usage.totalTokens() : -1, answer.isEmpty() ? null : answer::header);
+		leavePace(false);
 		CallObserver observer = this.context.observer();
 		observer.onAttempt(this.chain, target.target(), Verdict.success(), nanos);
 		if (!answer.isEmpty()) {
@@ -288,6 +623,7 @@ final class ChainRun {
 	 */
 	Next failed(TargetRuntime target, Attempt attempt, Throwable error) {
 		if (!attempt.settle(Attempt.State.ANSWERED)) {
+			abandonPace();
 			this.stopError = error;
 			return Next.STOP;
 		}
@@ -297,6 +633,7 @@ final class ChainRun {
 	/** The attempt ended without a result (cancelled): neither success nor failure. */
 	void abandoned(TargetRuntime target) {
 		target.release();
+		abandonPace();
 	}
 
 	/**
@@ -319,10 +656,13 @@ final class ChainRun {
 				target.release();
 			}
 		}
+		leavePace(verdict != null && verdict.outcome() == Outcome.THROTTLED);
 		if (verdict == null) {
 			this.stopError = error;
 			return Next.STOP;
 		}
+		// A failed request used no tokens the provider counts, unless it answered.
+		settleGrant(target, (verdict.outcome() == Outcome.SUCCESS) ? -1 : 0, null);
 		if (isTimeout(verdict)) {
 			target.timeout(this.streaming).recordTimeout(nanos);
 		}
@@ -375,6 +715,7 @@ final class ChainRun {
 	 */
 	Throwable interrupted(TargetRuntime target, Throwable error, long received, long firstTokenNanos, long nanos) {
 		this.lastError = error;
+		leavePace(false);
 		Verdict cause = null;
 		Verdict recorded = null;
 		try {
@@ -477,7 +818,8 @@ final class ChainRun {
 		Instant now = this.context.clock().instant();
 		Instant earliest = null;
 		for (int i = 0; i < this.targets.length; i++) {
-			Instant at = this.targets[i].availableAt(now, (this.lastVerdicts != null) ? this.lastVerdicts[i] : null);
+			Instant at = this.targets[i].availableAt(now, (this.lastVerdicts != null) ? this.lastVerdicts[i] : null,
+					this.pool);
 			if (earliest == null || at.isBefore(earliest)) {
 				earliest = at;
 			}
@@ -490,6 +832,23 @@ final class ChainRun {
 		observer.onCallEnded(this.chain, callNanos, this.backoffNanos);
 		this.exhaustion = exception;
 		return exception;
+	}
+
+	/**
+	 * Settle the attempt's draw on its pool: the tokens the answer used, and the scope's
+	 * capacity its headers state.
+	 * @param tokensUsed the tokens, or a negative number when not known
+	 * @param header the answer's headers, or {@code null}
+	 */
+	private void settleGrant(TargetRuntime target, long tokensUsed,
+			@Nullable Function<String, @Nullable String> header) {
+		Grant grant = this.grant;
+		ScopePartition partition = target.partition();
+		this.lastGrant = grant;
+		if (grant != null && partition != null) {
+			this.grant = null;
+			this.context.pools().answered(partition, grant, tokensUsed, header);
+		}
 	}
 
 	/**

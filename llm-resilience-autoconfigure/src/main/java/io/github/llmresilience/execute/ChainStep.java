@@ -44,7 +44,13 @@ public record ChainStep(String target, int attempt, @Nullable Verdict verdict, @
 		BREAKER_FORCED_OPEN,
 
 		/** The call's deadline left no time for it. */
-		DEADLINE
+		DEADLINE,
+
+		/**
+		 * Its quota scope's share for the call's pool is spent for now, and no other pool
+		 * leaves capacity idle (quota pools on).
+		 */
+		POOL_EXHAUSTED
 
 	}
 
@@ -54,7 +60,7 @@ public record ChainStep(String target, int attempt, @Nullable Verdict verdict, @
 
 	/** Whether this step says the target was only rate limited. */
 	public boolean isThrottle() {
-		return this.skipped == Skip.SCOPE_GATED
+		return this.skipped == Skip.SCOPE_GATED || this.skipped == Skip.POOL_EXHAUSTED
 				|| (this.verdict != null && this.verdict.outcome() == Outcome.THROTTLED);
 	}
 

@@ -125,6 +125,16 @@ final class GuardedCallObserver implements CallObserver {
 		}
 	}
 
+	@Override
+	public void onPoolWait(String chain, String pool, long nanos) {
+		try {
+			this.delegate.onPoolWait(chain, pool, nanos);
+		}
+		catch (RuntimeException | LinkageError | AssertionError ex) {
+			failed(ex);
+		}
+	}
+
 	private void failed(Throwable ex) {
 		logger.warn("Call observer {} failed", this.delegate, ex);
 	}

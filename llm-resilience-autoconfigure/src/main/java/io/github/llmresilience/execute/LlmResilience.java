@@ -9,6 +9,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongSupplier;
 
 import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.breaker.internal.Breakers;
@@ -25,6 +26,9 @@ import io.github.llmresilience.execute.Attempt.State;
 import io.github.llmresilience.fleet.internal.Fleet;
 import io.github.llmresilience.fleet.internal.FleetSync;
 import io.github.llmresilience.overload.internal.ProviderOverloads;
+import io.github.llmresilience.pool.PoolState;
+import io.github.llmresilience.pool.internal.BucketSource;
+import io.github.llmresilience.pool.internal.Pools;
 import io.github.llmresilience.retry.internal.Backoff;
 import io.github.llmresilience.spend.SpendState;
 import io.github.llmresilience.spend.internal.Spend;
@@ -73,10 +77,13 @@ public final class LlmResilience implements AutoCloseable {
 
 	LlmResilience(LlmResilienceBuilder builder, TargetRegistry registry, StateChanges events) {
 		UnclassifiedListener unclassified = UnclassifiedListeners.guarded(builder.unclassified);
-		this.context = new CallContext(builder.clock, CallContext.nanoTimeOf(builder.clock), builder.retry,
+		LongSupplier nanoTime = CallContext.nanoTimeOf(builder.clock);
+		BucketSource buckets = (builder.buckets != null) ? builder.buckets : BucketSource.local(nanoTime);
+		this.context = new CallContext(builder.clock, nanoTime, builder.retry,
 				new Backoff(builder.retry.backoffBase(), builder.retry.backoffMax(), builder.random),
 				builder.extractors, builder.unknownExceptions, unclassified, GuardedCallObserver.of(builder.observer),
-				builder.timeouts.call(), new ProviderOverloads(builder.clock, builder.overload, events));
+				builder.timeouts.call(), new ProviderOverloads(builder.clock, builder.overload, events),
+				new Pools(builder.pools, buckets, events));
 		this.scheduler = builder.scheduler;
 		ProviderClassifiers classifiers = (builder.classifiers != null) ? builder.classifiers : ProviderClassifiers
 			.builtIn(new ClassifierSettings(builder.clock, ClassifierSettings.DEFAULT_QUOTA_THRESHOLD, unclassified));
@@ -184,7 +191,22 @@ public final class LlmResilience implements AutoCloseable {
 	}
 
 	private <T> Mono<T> next(ChainRun run, @Nullable TargetRuntime target, TargetCall<T> call) {
-		return (target != null) ? attempt(run, target, call) : Mono.error(run.unavailable(null));
+		if (target != null) {
+			return attempt(run, target, call);
+		}
+		long wait = run.releaseWait();
+		if (wait >= 0) {
+			return waitRelease(run, wait).then(Mono.defer(() -> next(run, run.afterWait(), call)));
+		}
+		return Mono.error(run.unavailable(null));
+	}
+
+	/**
+	 * Wait for a rate limit to clear on the engine's scheduler, never on the caller's
+	 * thread; a cancelled wait gives its place in the queue back.
+	 */
+	private Mono<Long> waitRelease(ChainRun run, long nanos) {
+		return Mono.delay(Duration.ofNanos(nanos), this.scheduler).doOnCancel(run::cancelWait);
 	}
 
 	private <T> Mono<T> attempt(ChainRun run, TargetRuntime target, TargetCall<T> call) {
@@ -261,7 +283,14 @@ public final class LlmResilience implements AutoCloseable {
 	}
 
 	private <T> Flux<T> nextStream(ChainRun run, @Nullable TargetRuntime target, StreamingTargetCall<T> call) {
-		return (target != null) ? streamAttempt(run, target, call) : Flux.error(run.unavailable(null));
+		if (target != null) {
+			return streamAttempt(run, target, call);
+		}
+		long wait = run.releaseWait();
+		if (wait >= 0) {
+			return waitRelease(run, wait).thenMany(Flux.defer(() -> nextStream(run, run.afterWait(), call)));
+		}
+		return Flux.error(run.unavailable(null));
 	}
 
 	private <T> Flux<T> streamAttempt(ChainRun run, TargetRuntime target, StreamingTargetCall<T> call) {
@@ -390,7 +419,20 @@ public final class LlmResilience implements AutoCloseable {
 		TargetRuntime target = run.nextTarget();
 		while (true) {
 			if (target == null) {
-				throw run.unavailable(null);
+				long wait = run.releaseWait();
+				if (wait < 0) {
+					throw run.unavailable(null);
+				}
+				// The caller's own thread waits; nothing else is blocked.
+				try {
+					sleep(wait);
+				}
+				catch (RuntimeException ex) {
+					run.cancelWait();
+					throw ex;
+				}
+				target = run.afterWait();
+				continue;
 			}
 			Attempt attempt = run.begin(target);
 			if (attempt == null) {
@@ -494,6 +536,14 @@ public final class LlmResilience implements AutoCloseable {
 	 */
 	public ResilienceState state() {
 		return this.targets.state();
+	}
+
+	/**
+	 * The quota pools: calls waiting per pool and, when partitioning is on, each quota
+	 * scope's capacity and what each pool holds of it.
+	 */
+	public PoolState pools() {
+		return this.context.pools().state();
 	}
 
 	/**

@@ -21,6 +21,8 @@ import io.github.llmresilience.extract.ErrorExtractors;
 import io.github.llmresilience.fleet.FleetSettings;
 import io.github.llmresilience.fleet.FleetStore;
 import io.github.llmresilience.overload.OverloadSettings;
+import io.github.llmresilience.pool.PartitionSettings;
+import io.github.llmresilience.pool.internal.BucketSource;
 import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.spend.Price;
 import io.github.llmresilience.spend.SpendSettings;
@@ -97,6 +99,10 @@ public final class LlmResilienceBuilder {
 	ClassificationRules rules = new ClassificationRules();
 
 	OverloadSettings overload = OverloadSettings.defaults();
+
+	PartitionSettings pools = PartitionSettings.defaults();
+
+	@Nullable BucketSource buckets;
 
 	SpendSettings spend = SpendSettings.defaults();
 
@@ -195,11 +201,31 @@ public final class LlmResilienceBuilder {
 	}
 
 	/**
+	 * The traffic classes ({@code CallOptions.pool(...)}): how long each may wait for a
+	 * rate limit to clear and, when enabled, each quota scope's capacity partitioned by
+	 * their shares. By default off, with the interactive (2 s), background (120 s) and
+	 * evaluation (600 s) pools.
+	 */
+	public LlmResilienceBuilder pools(PartitionSettings pools) {
+		this.pools = Objects.requireNonNull(pools);
+		return this;
+	}
+
+	/**
 	 * How each failure domain's spend per call is judged against its trailing median; by
 	 * default off.
 	 */
 	public LlmResilienceBuilder spend(SpendSettings spend) {
 		this.spend = Objects.requireNonNull(spend);
+		return this;
+	}
+
+	/**
+	 * Where the pools' buckets live: by default in this process; a Bucket4j proxy
+	 * manager's buckets in fleet mode, so that the partition holds across pods.
+	 */
+	public LlmResilienceBuilder poolBuckets(@Nullable BucketSource buckets) {
+		this.buckets = buckets;
 		return this;
 	}
 

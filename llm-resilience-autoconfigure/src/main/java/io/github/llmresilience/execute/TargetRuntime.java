@@ -10,6 +10,9 @@ import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.ChainStep.Skip;
 import io.github.llmresilience.fleet.FleetStore.Write;
 import io.github.llmresilience.fleet.internal.Fleet;
+import io.github.llmresilience.pool.PoolSettings;
+import io.github.llmresilience.pool.internal.Pools;
+import io.github.llmresilience.pool.internal.ScopePartition;
 import io.github.llmresilience.retry.internal.RetryBudget;
 import io.github.llmresilience.spend.internal.DomainSpend;
 import io.github.llmresilience.state.TargetState;
@@ -63,6 +66,11 @@ final class TargetRuntime {
 
 	private final Clock clock;
 
+	/** The quota scope's partition between pools, or {@code null} with pools off. */
+	private final @Nullable ScopePartition partition;
+
+	private final Pools pools;
+
 	/** The longest wait a provider's hint may promise ({@code throttle.max-wait}). */
 	private final Duration maxWait;
 
@@ -74,7 +82,7 @@ final class TargetRuntime {
 
 	TargetRuntime(Target target, ProviderErrorClassifier classifier, Breaker breaker, DomainSpend spend,
 			ThrottleGate gate, Accounts accounts, Fleet fleet, RetryBudget budget, MeasuredTimeout attemptTimeout,
-			MeasuredTimeout firstTokenTimeout, Duration stall, Clock clock, Duration backoffBase) {
+			MeasuredTimeout firstTokenTimeout, Duration stall, Clock clock, Duration backoffBase, Pools pools) {
 		this.target = target;
 		this.classifier = classifier;
 		this.breaker = breaker;
@@ -91,6 +99,13 @@ final class TargetRuntime {
 		this.clock = clock;
 		this.maxWait = gate.settings().maxWait();
 		this.minPause = backoffBase.isZero() ? Duration.ofSeconds(1) : backoffBase;
+		this.pools = pools;
+		this.partition = pools.scope(target.quotaScope());
+	}
+
+	/** The quota scope's partition between pools, or {@code null} with pools off. */
+	@Nullable ScopePartition partition() {
+		return this.partition;
 	}
 
 	Target target() {
@@ -246,6 +261,41 @@ final class TargetRuntime {
 			at = now.plus((pause.compareTo(this.minPause) > 0) ? pause : this.minPause);
 		}
 		return at;
+	}
+
+	/**
+	 * As {@link #availableAt(Instant, Verdict)}, and not before the pool's share of the
+	 * quota scope has room for one more call.
+	 */
+	Instant availableAt(Instant now, @Nullable Verdict lastVerdict, PoolSettings pool) {
+		Instant at = availableAt(now, lastVerdict);
+		if (this.partition != null) {
+			long wait = this.pools.waitNanos(this.partition, pool);
+			if (wait > 0 && now.plusNanos(wait).isAfter(at)) {
+				at = now.plusNanos(wait);
+			}
+		}
+		return at;
+	}
+
+	/**
+	 * How long until a call of the pool could be sent here if only rate limits held it:
+	 * the scope's gate, then the pool's share.
+	 * @return the wait in nanoseconds, zero when now
+	 */
+	long releaseNanos(Instant now, PoolSettings pool) {
+		long share = (this.partition != null) ? this.pools.waitNanos(this.partition, pool) : 0;
+		return Math.max(gateNanos(now), share);
+	}
+
+	/** How long until the scope's gate ends; zero when it is not gated. */
+	long gateNanos(Instant now) {
+		return Math.max(0, this.scope.gatedUntil().toEpochMilli() - now.toEpochMilli()) * 1_000_000L;
+	}
+
+	/** Whether the scope's gate is what holds a call, rather than its pool's share. */
+	boolean isGated(Instant now) {
+		return this.scope.gatedUntil().isAfter(now);
 	}
 
 	/**

@@ -126,7 +126,8 @@ final class TargetRuntimes implements Operator {
 				RetryBudget.of(builder.clock, builder.retry),
 				new MeasuredTimeout(orDefault(options.attemptTimeout(), timeouts.attempt()), timeouts.adaptive()),
 				new MeasuredTimeout(orDefault(options.firstTokenTimeout(), timeouts.firstToken()), timeouts.adaptive()),
-				orDefault(options.stallTimeout(), timeouts.stall()), builder.clock, builder.retry.backoffBase());
+				orDefault(options.stallTimeout(), timeouts.stall()), builder.clock, builder.retry.backoffBase(),
+				context.pools());
 	}
 
 	/**

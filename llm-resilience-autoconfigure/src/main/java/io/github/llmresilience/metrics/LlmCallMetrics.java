@@ -48,6 +48,12 @@ public class LlmCallMetrics implements CallObserver {
 	public static final String BACKOFF = "llm.resilience.backoff";
 
 	/**
+	 * Waits for a rate limit to clear or a pool's share to refill, instead of failing
+	 * (timer).
+	 */
+	public static final String POOL_WAITS = "llm.resilience.pool.waits";
+
+	/**
 	 * The share of each served or unavailable call's time spent waiting before retries, 0
 	 * to 1 (distribution summary).
 	 */
@@ -93,6 +99,8 @@ public class LlmCallMetrics implements CallObserver {
 	private final Map<SeriesKey, Counter> fallbacks = new ConcurrentHashMap<>();
 
 	private final Map<SeriesKey, Counter> unavailable = new ConcurrentHashMap<>();
+
+	private final Map<SeriesKey, Timer> poolWaits = new ConcurrentHashMap<>();
 
 	private final Map<SeriesKey, Counter> degraded = new ConcurrentHashMap<>();
 
@@ -163,6 +171,17 @@ public class LlmCallMetrics implements CallObserver {
 						.tags("chain", chain, "throttled", throttled)
 						.register(this.registry))
 			.increment();
+	}
+
+	@Override
+	public void onPoolWait(String chain, String pool, long nanos) {
+		this.poolWaits
+			.computeIfAbsent(new SeriesKey(chain, pool, ""),
+					(key) -> Timer.builder(POOL_WAITS)
+						.description("Waits for a rate limit to clear or a pool's share to refill, instead of failing")
+						.tags("chain", chain, "pool", pool)
+						.register(this.registry))
+			.record(nanos, TimeUnit.NANOSECONDS);
 	}
 
 	@Override

@@ -38,6 +38,9 @@ public class LlmResilienceStateMetrics implements MeterBinder {
 	 */
 	public static final String SLOW_CALL_RATE_THRESHOLD = "llm.resilience.breaker.slow.call.rate.threshold";
 
+	/** Calls waiting now for a rate limit to clear, by pool (gauge, tag {@code pool}). */
+	public static final String POOL_QUEUED = "llm.resilience.pool.queued";
+
 	private final LlmResilience resilience;
 
 	public LlmResilienceStateMetrics(LlmResilience resilience) {
@@ -57,6 +60,15 @@ public class LlmResilienceStateMetrics implements MeterBinder {
 			.description("Quota scopes (account/model) gated after a rate limit")
 			.strongReference(true)
 			.register(registry);
+		for (String pool : this.resilience.pools().queued().keySet()) {
+			Gauge
+				.builder(POOL_QUEUED, this.resilience,
+						(resilience) -> resilience.pools().queued().getOrDefault(pool, 0))
+				.description("Calls waiting now for a rate limit to clear or their pool's share to refill")
+				.tag("pool", pool)
+				.strongReference(true)
+				.register(registry);
+		}
 		Gauge.builder(PARKED_ACCOUNTS, this.resilience, (resilience) -> count(resilience, true))
 			.description("Accounts parked after a quota answer")
 			.strongReference(true)

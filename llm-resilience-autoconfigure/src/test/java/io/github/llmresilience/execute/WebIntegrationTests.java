@@ -94,8 +94,8 @@ class WebIntegrationTests {
 	void restClientInterceptorGatesARateLimitedTarget() {
 		this.h.provider.always("primary",
 				Reply.json(429, Map.of("retry-after", "2"), EngineHarness.fixture("openai-429-tpm-rate-limit")));
-		this.h.build((builder) -> {
-		}, "primary");
+		// Calls that may not wait: the gate's fail-fast (waiting is ReleaseWaitTests').
+		this.h.build((builder) -> builder.pools(ReleaseWaitTests.noWait()), "primary");
 		RestClient client = restClient();
 
 		assertThatExceptionOfType(LlmUnavailableException.class)

@@ -11,8 +11,10 @@ import org.springframework.stereotype.Component;
  * Runs the drill named by {@code --drill=outage|outage-failover|throttle|quota|hang}
  * (with {@code --breaker=on|off} and
  * {@code --client=webclient|spring-ai|spring-ai-plain}) or {@code --drill=fleet} (with
- * {@code --pods=40 --rpm=300 --fleet=on|off} and {@code --time-scale=1}) once the
- * application has started, and prints its report; {@code SampleApplication} then exits.
+ * {@code --pods=40 --rpm=300 --fleet=on|off} and {@code --time-scale=1}) or
+ * {@code --drill=pools} (with {@code --pools=on|off}, {@code --rpm=60} and
+ * {@code --time-scale=1}) once the application has started, and prints its report;
+ * {@code SampleApplication} then exits.
  */
 @Component
 @ConditionalOnProperty("drill")
@@ -22,15 +24,22 @@ class DrillRunner implements ApplicationRunner {
 
 	private final FleetDrill fleetDrill;
 
-	DrillRunner(Drill drill, FleetDrill fleetDrill) {
+	private final PoolsDrill poolsDrill;
+
+	DrillRunner(Drill drill, FleetDrill fleetDrill, PoolsDrill poolsDrill) {
 		this.drill = drill;
 		this.fleetDrill = fleetDrill;
+		this.poolsDrill = poolsDrill;
 	}
 
 	@Override
 	public void run(ApplicationArguments args) {
 		if (option(args, "drill", "").equals("fleet")) {
 			this.fleetDrill.run(fleetPlan(args)).lines().forEach(System.out::println);
+			return;
+		}
+		if (option(args, "drill", "").equals("pools")) {
+			this.poolsDrill.run(poolsPlan(args)).lines().forEach(System.out::println);
 			return;
 		}
 		boolean breaker = switch (option(args, "breaker", "on")) {
@@ -45,7 +54,7 @@ class DrillRunner implements ApplicationRunner {
 			case "quota" -> DrillPlan.quota(breaker);
 			case "hang" -> DrillPlan.hang(breaker);
 			default -> throw new IllegalArgumentException(
-					"--drill must be outage, outage-failover, throttle, quota, hang or fleet");
+					"--drill must be outage, outage-failover, throttle, quota, hang, fleet or pools");
 		};
 		DrillClient client = DrillClient.of(option(args, "client", "webclient"));
 		// The report is the drill's product, for the terminal: plain lines on stdout.
@@ -59,6 +68,22 @@ class DrillRunner implements ApplicationRunner {
 			default -> throw new IllegalArgumentException("--fleet must be on or off");
 		};
 		FleetDrillPlan plan = FleetDrillPlan.of(number(args, "pods", "40"), number(args, "rpm", "300"), fleet);
+		String scale = option(args, "time-scale", "1");
+		try {
+			return plan.scaled(Double.parseDouble(scale));
+		}
+		catch (NumberFormatException ex) {
+			throw new IllegalArgumentException("--time-scale must be a number, was '" + scale + "'");
+		}
+	}
+
+	static PoolsDrillPlan poolsPlan(ApplicationArguments args) {
+		boolean pools = switch (option(args, "pools", "on")) {
+			case "on" -> true;
+			case "off" -> false;
+			default -> throw new IllegalArgumentException("--pools must be on or off");
+		};
+		PoolsDrillPlan plan = PoolsDrillPlan.of(pools, number(args, "rpm", "60"));
 		String scale = option(args, "time-scale", "1");
 		try {
 			return plan.scaled(Double.parseDouble(scale));

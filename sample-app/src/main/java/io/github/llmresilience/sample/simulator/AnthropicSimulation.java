@@ -1,5 +1,6 @@
 package io.github.llmresilience.sample.simulator;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -107,6 +108,18 @@ final class AnthropicSimulation implements VendorSimulation {
 						"anthropic-ratelimit-requests-remaining", "0", "anthropic-ratelimit-requests-reset",
 						reset.toString()),
 				body.body());
+	}
+
+	@Override
+	public Map<String, String> requestLimitHeaders(long limit, long remaining, Duration reset, Instant now) {
+		// Anthropic's reset is an RFC 3339 instant, in whole seconds rounded up.
+		Instant at = now.plus(reset.isNegative() ? Duration.ZERO : reset);
+		if (at.getNano() > 0) {
+			at = at.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1);
+		}
+		return Map.of("anthropic-ratelimit-requests-limit", Long.toString(limit),
+				"anthropic-ratelimit-requests-remaining", Long.toString(Math.max(0, remaining)),
+				"anthropic-ratelimit-requests-reset", at.toString());
 	}
 
 	@Override

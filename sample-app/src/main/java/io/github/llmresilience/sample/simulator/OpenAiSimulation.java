@@ -1,5 +1,6 @@
 package io.github.llmresilience.sample.simulator;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -99,6 +100,15 @@ final class OpenAiSimulation implements VendorSimulation {
 				Map.of("retry-after", Integer.toString(retryAfterSeconds), "x-ratelimit-limit-requests", "500",
 						"x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", retryAfterSeconds + "s"),
 				body.body());
+	}
+
+	@Override
+	public Map<String, String> requestLimitHeaders(long limit, long remaining, Duration reset, Instant now) {
+		// OpenAI's reset is a duration such as "1s", "6m0s" or "20ms".
+		long millis = Math.max(0, reset.toMillis());
+		String resetText = (millis < 1000) ? millis + "ms" : (millis / 1000) + "s";
+		return Map.of("x-ratelimit-limit-requests", Long.toString(limit), "x-ratelimit-remaining-requests",
+				Long.toString(Math.max(0, remaining)), "x-ratelimit-reset-requests", resetText);
 	}
 
 	@Override

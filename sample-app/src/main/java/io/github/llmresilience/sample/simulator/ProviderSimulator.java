@@ -214,6 +214,16 @@ public final class ProviderSimulator implements SmartLifecycle {
 			prompt = new Prompt(target.vendor() == SimulatedVendor.OPENAI ? "gpt-4o" : "claude-sonnet", "", false);
 			rejected = ex.reply();
 		}
+		// A rate-limited target counts every request, and says so before anything else.
+		RequestLimit limit = target.limit();
+		RequestLimit.Take take = (limit != null) ? limit.take() : null;
+		Map<String, String> limitHeaders = (take != null)
+				? vendor.requestLimitHeaders(limit.perMinute(), take.remaining(), take.untilFull(), now) : Map.of();
+		if (take != null && !take.granted()) {
+			return send(target, mode,
+					vendor.rateLimited(prompt, take.retryAfterSeconds(), now).withHeaders(limitHeaders), errorLatency,
+					now);
+		}
 		// A provider that is down, shedding load or limiting this account says so before
 		// it reads the request; only a provider that runs the model can reject it.
 		switch (mode) {
@@ -257,7 +267,7 @@ public final class ProviderSimulator implements SmartLifecycle {
 			// OpenAI reports its own processing time: the model's, without the network.
 			reply = reply.withHeader("openai-processing-ms", Long.toString(modelTime.toMillis()));
 		}
-		return send(target, mode, reply, modelTime, now);
+		return send(target, mode, reply.withHeaders(limitHeaders), modelTime, now);
 	}
 
 	private Mono<ServerResponse> send(SimulatedTarget target, Mode mode, Reply reply, Duration latency, Instant now) {

@@ -16,6 +16,16 @@ record Reply(int status, Map<String, String> headers, String body) {
 		return new Reply(status, Map.of(), body);
 	}
 
+	/** This reply with more headers; a header set twice takes the later value. */
+	Reply withHeaders(Map<String, String> more) {
+		if (more.isEmpty()) {
+			return this;
+		}
+		Map<String, String> headers = new LinkedHashMap<>(this.headers);
+		headers.putAll(more);
+		return new Reply(this.status, headers, this.body);
+	}
+
 	Reply withHeader(String name, String value) {
 		Map<String, String> headers = new LinkedHashMap<>(this.headers);
 		headers.put(name, value);

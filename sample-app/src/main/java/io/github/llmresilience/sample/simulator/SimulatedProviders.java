@@ -21,12 +21,33 @@ public final class SimulatedProviders {
 
 	private volatile Instant since;
 
+	private final Map<String, Integer> rateLimits;
+
 	public SimulatedProviders(Clock clock, Map<String, SimulatedVendor> targets) {
+		this(clock, targets, Map.of());
+	}
+
+	/**
+	 * @param rateLimits requests a minute each target accepts, by name (none when absent)
+	 */
+	public SimulatedProviders(Clock clock, Map<String, SimulatedVendor> targets, Map<String, Integer> rateLimits) {
 		this.clock = clock;
 		Map<String, SimulatedTarget> byName = new LinkedHashMap<>();
 		targets.forEach((name, vendor) -> byName.put(name, new SimulatedTarget(name, vendor)));
 		this.targets = Collections.unmodifiableMap(byName);
+		this.rateLimits = Map.copyOf(rateLimits);
+		this.rateLimits.forEach((name, perMinute) -> target(name).rateLimit(perMinute, clock));
 		this.since = clock.instant();
+	}
+
+	/**
+	 * Limit a target to this many requests a minute, from now with a full minute's
+	 * bucket; {@code 0} lifts the limit. Beyond it the target answers 429 with
+	 * {@code retry-after} and its vendor's rate-limit headers; every answer states the
+	 * limit.
+	 */
+	public void rateLimit(String target, long perMinute) {
+		target(target).rateLimit(perMinute, this.clock);
 	}
 
 	public Collection<SimulatedTarget> targets() {
@@ -54,9 +75,14 @@ public final class SimulatedProviders {
 		target(target).mode(mode.lasting(duration, this.clock.instant()));
 	}
 
-	/** Every target back to normal, every count back to zero. */
+	/**
+	 * Every target back to normal (its configured rate limit, full), every count back to
+	 * zero.
+	 */
 	public void reset() {
 		this.targets.values().forEach(SimulatedTarget::reset);
+		this.targets.values()
+			.forEach((target) -> target.rateLimit(this.rateLimits.getOrDefault(target.name(), 0), this.clock));
 		this.since = this.clock.instant();
 	}
 

@@ -1,9 +1,12 @@
 package io.github.llmresilience.sample.simulator;
 
+import java.time.Clock;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * One simulated target: its vendor, its mode and what it received. Thread-safe; requests
@@ -16,6 +19,9 @@ public final class SimulatedTarget {
 	private final SimulatedVendor vendor;
 
 	private ModeSetting mode = ModeSetting.NORMAL;
+
+	/** The request rate limit, or {@code null} without one. */
+	private volatile @Nullable RequestLimit limit;
 
 	/** Until when the last 429 asked clients to wait. */
 	private Instant retryAfterUntil = Instant.MIN;
@@ -51,6 +57,18 @@ public final class SimulatedTarget {
 
 	synchronized void mode(ModeSetting mode) {
 		this.mode = mode;
+	}
+
+	/**
+	 * Limit the target to this many requests a minute from now, or lift it ({@code 0}).
+	 */
+	void rateLimit(long perMinute, Clock clock) {
+		this.limit = (perMinute > 0) ? new RequestLimit(perMinute, clock) : null;
+	}
+
+	/** The request rate limit, or {@code null} without one. */
+	@Nullable RequestLimit limit() {
+		return this.limit;
 	}
 
 	/**

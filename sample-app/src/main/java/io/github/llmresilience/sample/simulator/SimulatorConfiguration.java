@@ -27,7 +27,7 @@ class SimulatorConfiguration {
 
 	@Bean
 	SimulatedProviders simulatedProviders(SimulatorProperties properties, Clock clock) {
-		return new SimulatedProviders(clock, properties.getTargets());
+		return new SimulatedProviders(clock, properties.getTargets(), properties.getRateLimits());
 	}
 
 	@Bean

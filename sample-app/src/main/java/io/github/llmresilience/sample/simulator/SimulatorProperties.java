@@ -39,6 +39,14 @@ public class SimulatorProperties {
 	 */
 	private Map<String, SimulatedVendor> targets = new LinkedHashMap<>();
 
+	/**
+	 * Requests a minute each target accepts, by target name (none when absent): beyond it
+	 * the target answers 429 with retry-after and its vendor's rate-limit headers, and
+	 * every answer states the limit (x-ratelimit-limit-requests,
+	 * anthropic-ratelimit-requests-limit).
+	 */
+	private Map<String, Integer> rateLimits = new LinkedHashMap<>();
+
 	public SimulatorProperties() {
 		this.targets.put("primary", SimulatedVendor.OPENAI);
 		this.targets.put("secondary", SimulatedVendor.ANTHROPIC);
@@ -86,6 +94,14 @@ public class SimulatorProperties {
 
 	public void setTargets(Map<String, SimulatedVendor> targets) {
 		this.targets = targets;
+	}
+
+	public Map<String, Integer> getRateLimits() {
+		return this.rateLimits;
+	}
+
+	public void setRateLimits(Map<String, Integer> rateLimits) {
+		this.rateLimits = rateLimits;
 	}
 
 }

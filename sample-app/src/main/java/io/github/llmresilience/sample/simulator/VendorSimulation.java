@@ -1,7 +1,9 @@
 package io.github.llmresilience.sample.simulator;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One vendor's wire format: how it reads a chat request and how it answers, fails and
@@ -30,6 +32,14 @@ interface VendorSimulation {
 	Reply serverError();
 
 	Reply rateLimited(Prompt prompt, int retryAfterSeconds, Instant now);
+
+	/**
+	 * The headers in which the vendor states its request rate limit, on every answer.
+	 * @param limit requests a minute
+	 * @param remaining requests left now
+	 * @param reset when the bucket is full again, from now
+	 */
+	Map<String, String> requestLimitHeaders(long limit, long remaining, Duration reset, Instant now);
 
 	Reply quotaExhausted(Instant now);
 

@@ -1,0 +1,67 @@
+package io.github.llmresilience.pool;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * How calls of each traffic class share a quota scope ({@code account/model}), and how
+ * long they wait for it. A component out of its range fails construction.
+ *
+ * @param enabled whether each scope's capacity is partitioned by the pools' shares; off,
+ * pools still name how long a call may wait for a rate limit to clear
+ * @param pools the pools, one of them {@code interactive}; their shares add up to at most
+ * 100
+ * @param capacities the capacity of quota scopes, by scope key ({@code account/model}); a
+ * scope not listed learns its capacity from the provider's headers, when {@code learn}
+ * allows
+ * @param learn whether a scope's capacity is learned from the rate-limit headers of
+ * successful answers ({@code x-ratelimit-limit-requests},
+ * {@code anthropic-ratelimit-requests-limit} and their token variants); a configured
+ * capacity wins over a learned one
+ */
+public record PartitionSettings(boolean enabled, List<PoolSettings> pools, Map<String, Capacity> capacities,
+		boolean learn) {
+
+	public PartitionSettings {
+		pools = List.copyOf(pools);
+		capacities = Collections.unmodifiableMap(new LinkedHashMap<>(capacities));
+		int total = 0;
+		boolean interactive = false;
+		List<String> names = new ArrayList<>();
+		for (PoolSettings pool : pools) {
+			if (names.contains(pool.name())) {
+				throw new IllegalArgumentException("pools must have distinct names, was '" + pool.name() + "' twice");
+			}
+			names.add(pool.name());
+			total += pool.share();
+			interactive |= pool.name().equals(PoolSettings.INTERACTIVE);
+		}
+		if (!interactive) {
+			throw new IllegalArgumentException("pools must include '" + PoolSettings.INTERACTIVE
+					+ "', the pool of a call that names none, was " + names);
+		}
+		if (total > 100) {
+			throw new IllegalArgumentException(
+					"pools must have shares adding up to at most 100 (percent), was " + total);
+		}
+	}
+
+	/** Off: the three default pools, only their waits in force. */
+	public static PartitionSettings defaults() {
+		return new PartitionSettings(false, defaultPools(), Map.of(), true);
+	}
+
+	/** Interactive 70 % (waits 2 s), background 20 % (120 s), evaluation 10 % (600 s). */
+	public static List<PoolSettings> defaultPools() {
+		return List.of(PoolSettings.interactive(), PoolSettings.background(), PoolSettings.evaluation());
+	}
+
+	/** The same pools and capacities, partitioning on. */
+	public PartitionSettings on() {
+		return new PartitionSettings(true, this.pools, this.capacities, this.learn);
+	}
+
+}

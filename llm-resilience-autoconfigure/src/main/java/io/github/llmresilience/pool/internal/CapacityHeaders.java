@@ -1,0 +1,82 @@
+package io.github.llmresilience.pool.internal;
+
+import java.util.function.Function;
+
+import io.github.llmresilience.pool.Capacity;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A quota scope's capacity as the provider states it on every answer: OpenAI and Azure's
+ * {@code x-ratelimit-limit-requests} / {@code x-ratelimit-limit-tokens} (per minute),
+ * Anthropic's {@code anthropic-ratelimit-requests-limit} /
+ * {@code anthropic-ratelimit-tokens-limit}, or, without the latter, the smaller of
+ * {@code anthropic-ratelimit-input-tokens-limit} and
+ * {@code anthropic-ratelimit-output-tokens-limit}. A value that is not a whole number
+ * between 1 and 10^12 is ignored, never an exception.
+ */
+public final class CapacityHeaders {
+
+	private static final long MAX = 1_000_000_000_000L;
+
+	private CapacityHeaders() {
+	}
+
+	/**
+	 * @param header the answer's header by name (case-insensitive), or {@code null}
+	 * @return the capacity the headers state, or {@code null} when they state none
+	 */
+	public static @Nullable Capacity read(Function<String, @Nullable String> header) {
+		long requests = first(header, "x-ratelimit-limit-requests", "anthropic-ratelimit-requests-limit");
+		long tokens = first(header, "x-ratelimit-limit-tokens", "anthropic-ratelimit-tokens-limit");
+		if (tokens == 0) {
+			long input = number(header, "anthropic-ratelimit-input-tokens-limit");
+			long output = number(header, "anthropic-ratelimit-output-tokens-limit");
+			tokens = (input > 0 && output > 0) ? Math.min(input, output) : Math.max(input, output);
+		}
+		return (requests > 0 || tokens > 0) ? new Capacity(requests, tokens) : null;
+	}
+
+	/**
+	 * What the same answer says is left of the capacity now
+	 * ({@code x-ratelimit-remaining-requests},
+	 * {@code anthropic-ratelimit-requests-remaining} and the token variants); zero where
+	 * it says nothing.
+	 */
+	public static Capacity remaining(Function<String, @Nullable String> header) {
+		long requests = first(header, "x-ratelimit-remaining-requests", "anthropic-ratelimit-requests-remaining");
+		long tokens = first(header, "x-ratelimit-remaining-tokens", "anthropic-ratelimit-tokens-remaining");
+		return new Capacity(requests, tokens);
+	}
+
+	private static long first(Function<String, @Nullable String> header, String name, String other) {
+		long value = number(header, name);
+		return (value > 0) ? value : number(header, other);
+	}
+
+	private static long number(Function<String, @Nullable String> header, String name) {
+		String value;
+		try {
+			value = header.apply(name);
+		}
+		catch (RuntimeException ex) {
+			return 0;
+		}
+		if (value == null) {
+			return 0;
+		}
+		value = value.trim();
+		if (value.isEmpty() || value.length() > 13) {
+			return 0;
+		}
+		long number = 0;
+		for (int i = 0; i < value.length(); i++) {
+			char c = value.charAt(i);
+			if (c < '0' || c > '9') {
+				return 0;
+			}
+			number = number * 10 + (c - '0');
+		}
+		return (number > MAX) ? 0 : number;
+	}
+
+}

@@ -1,0 +1,9 @@
+/**
+ * Quota pools (traffic classes): how each quota scope's capacity is shared between
+ * interactive, background and evaluation calls, and how long each may wait for a rate
+ * limit to clear. The partition itself is in {@code pool.internal}.
+ */
+@NullMarked
+package io.github.llmresilience.pool;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,327 @@
+package io.github.llmresilience.execute;
+
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.llmresilience.extract.ErrorExtractors;
+import io.github.llmresilience.metrics.LlmCallMetrics;
+import io.github.llmresilience.metrics.LlmResilienceStateMetrics;
+import io.github.llmresilience.pool.PartitionSettings;
+import io.github.llmresilience.pool.PoolSettings;
+import io.github.llmresilience.target.Target;
+import io.github.llmresilience.test.FakeProvider;
+import io.github.llmresilience.test.FakeProvider.Reply;
+import io.github.llmresilience.web.WebClientErrorExtractor;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * When every target of a chain is only rate limited, a call waits for the earliest
+ * release within its pool's {@code max-wait} and its deadline, instead of failing: pools
+ * off (the default), against a real HTTP provider, on virtual time.
+ */
+class ReleaseWaitTests {
+
+	private static final String RATE_LIMIT = EngineHarness.fixture("openai-429-tpm-rate-limit");
+
+	private final EngineHarness h = new EngineHarness();
+
+	@AfterEach
+	void close() {
+		this.h.close();
+	}
+
+	/** 429 with {@code retry-after: 2} until {@code until} has passed, then answers. */
+	private void throttledUntil(Duration until) {
+		this.h.provider.script("primary", (n) -> (this.h.time.elapsed().compareTo(until) < 0)
+				? Reply.json(429, Map.of("retry-after", "2"), RATE_LIMIT) : Reply.ok(FakeProviderBodies.OK));
+	}
+
+	/** Thirty calls, one every 100 ms: how many were served and how many failed. */
+	private int[] thirtyCalls(CallOptions options) {
+		AtomicInteger served = new AtomicInteger();
+		AtomicInteger unavailable = new AtomicInteger();
+		List<Mono<Void>> calls = new ArrayList<>();
+		for (int i = 0; i < 30; i++) {
+			calls.add(Mono.delay(Duration.ofMillis(100L * i), this.h.time)
+				.then(this.h.resilience.execute("chat", options, this.h::webClientCall))
+				.doOnNext((body) -> served.incrementAndGet())
+				.onErrorResume(LlmUnavailableException.class, (ex) -> {
+					unavailable.incrementAndGet();
+					return Mono.empty();
+				})
+				.then());
+		}
+		this.h.time.await(Flux.merge(calls).then(Mono.just(true)), this.h.inFlight::get);
+		return new int[] { served.get(), unavailable.get() };
+	}
+
+	@Test
+	void thirtyCallsAgainstALoneTargetAnswering429RetryAfter2AreAllServed() {
+		throttledUntil(Duration.ofSeconds(2));
+		this.h.build((builder) -> {
+		}, "primary");
+
+		int[] result = thirtyCalls(CallOptions.NONE);
+
+		assertThat(result[0]).isEqualTo(30);
+		assertThat(result[1]).isZero();
+		// The gate held every call that came while it was closed: the provider saw the
+		// first 429 and the 30 answers.
+		assertThat(this.h.provider.requests("primary")).isEqualTo(31);
+		assertThat(this.h.resilience.pools().queued()).containsEntry(PoolSettings.INTERACTIVE, 0);
+	}
+
+	@Test
+	void aLimitThatOutlastsTheInteractiveWaitFailsTheCallsItHolds() {
+		// Limited for 3 s: a call that waited its 2 s and meets the limit again may wait
+		// no more.
+		throttledUntil(Duration.ofSeconds(3));
+		this.h.build((builder) -> {
+		}, "primary");
+
+		int[] result = thirtyCalls(CallOptions.NONE);
+
+		assertThat(result[1]).isPositive();
+		assertThat(result[0] + result[1]).isEqualTo(30);
+		assertThat(this.h.resilience.pools().queued()).containsEntry(PoolSettings.INTERACTIVE, 0);
+	}
+
+	@Test
+	void withoutWaitingTheSameCallsFailAtOnceWhileTheScopeIsGated() {
+		throttledUntil(Duration.ofSeconds(2));
+		this.h.build((builder) -> builder.pools(noWait()), "primary");
+
+		int[] result = thirtyCalls(CallOptions.NONE);
+
+		assertThat(result[1]).isPositive();
+		assertThat(result[0] + result[1]).isEqualTo(30);
+	}
+
+	@Test
+	void aReleaseBeyondThePoolsMaxWaitFailsAtOnceWithTheTimeToComeBack() {
+		this.h.provider.always("primary", Reply.json(429, Map.of("retry-after", "5"), RATE_LIMIT));
+		this.h.build((builder) -> {
+		}, "primary");
+		Instant start = this.h.time.instant();
+
+		LlmUnavailableException unavailable = (LlmUnavailableException) this.h.chatFailure();
+
+		assertThat(this.h.time.instant()).isEqualTo(start);
+		assertThat(unavailable.allThrottled()).isTrue();
+		assertThat(unavailable.retryAfter()).isEqualTo(start.plusSeconds(5));
+		assertThat(this.h.provider.requests("primary")).isEqualTo(1);
+	}
+
+	@Test
+	void aBackgroundCallWaitsUpToItsLongerMaxWait() {
+		this.h.provider.script("primary", (n) -> (n == 1) ? Reply.json(429, Map.of("retry-after", "5"), RATE_LIMIT)
+				: Reply.ok(FakeProviderBodies.OK));
+		this.h.build((builder) -> {
+		}, "primary");
+		Instant start = this.h.time.instant();
+
+		assertThat(this.h.chat(CallOptions.pool(PoolSettings.BACKGROUND))).isEqualTo(FakeProviderBodies.OK);
+
+		assertThat(Duration.between(start, this.h.time.instant())).isGreaterThanOrEqualTo(Duration.ofSeconds(5));
+		assertThat(this.h.provider.requests("primary")).isEqualTo(2);
+	}
+
+	@Test
+	void aWaitThatCannotEndBeforeTheDeadlineFailsAtOnce() {
+		this.h.provider.script("primary", (n) -> (n == 1) ? Reply.json(429, Map.of("retry-after", "5"), RATE_LIMIT)
+				: Reply.ok(FakeProviderBodies.OK));
+		this.h.build((builder) -> {
+		}, "primary");
+		Instant start = this.h.time.instant();
+
+		LlmUnavailableException unavailable = (LlmUnavailableException) this.h
+			.chatFailure(CallOptions.pool(PoolSettings.BACKGROUND).withDeadline(Duration.ofSeconds(3)));
+
+		assertThat(this.h.time.instant()).isEqualTo(start);
+		assertThat(unavailable.retryAfter()).isEqualTo(start.plusSeconds(5));
+		assertThat(this.h.provider.requests("primary")).isEqualTo(1);
+	}
+
+	@Test
+	void callsBeyondThePoolsQueueBoundFailAtOnceAndTheOthersAreServedAfterTheRelease() {
+		this.h.provider.script("primary", (n) -> (n == 1) ? Reply.json(429, Map.of("retry-after", "1"), RATE_LIMIT)
+				: Reply.ok(FakeProviderBodies.OK));
+		this.h.build((builder) -> builder.pools(new PartitionSettings(false,
+				List.of(new PoolSettings(PoolSettings.INTERACTIVE, 100, Duration.ofSeconds(2), 2)), Map.of(), true)),
+				"primary");
+		AtomicInteger served = new AtomicInteger();
+		AtomicInteger unavailable = new AtomicInteger();
+		// The first call meets the 429; four more come while the scope is gated.
+		List<Mono<Void>> calls = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			calls.add(Mono.delay(Duration.ofMillis(100L * i), this.h.time)
+				.then(this.h.resilience.execute("chat", this.h::webClientCall))
+				.doOnNext((body) -> served.incrementAndGet())
+				.onErrorResume(LlmUnavailableException.class, (ex) -> {
+					unavailable.incrementAndGet();
+					return Mono.empty();
+				})
+				.then());
+		}
+
+		this.h.time.await(Flux.merge(calls).then(Mono.just(true)), this.h.inFlight::get);
+
+		assertThat(served.get()).isEqualTo(2);
+		assertThat(unavailable.get()).isEqualTo(3);
+		assertThat(this.h.resilience.pools().queued()).containsEntry(PoolSettings.INTERACTIVE, 0);
+	}
+
+	@Test
+	void eachWaitIsTimedByPoolAndTheQueueIsAGauge() {
+		this.h.provider.script("primary", (n) -> (n == 1) ? Reply.json(429, Map.of("retry-after", "1"), RATE_LIMIT)
+				: Reply.ok(FakeProviderBodies.OK));
+		SimpleMeterRegistry registry = new SimpleMeterRegistry();
+		this.h.build((builder) -> builder.observer(new LlmCallMetrics(registry)), "primary");
+		new LlmResilienceStateMetrics(this.h.resilience).bindTo(registry);
+
+		this.h.chat(CallOptions.pool(PoolSettings.BACKGROUND));
+
+		Timer waits = registry.get(LlmCallMetrics.POOL_WAITS).tags("chain", "chat", "pool", "background").timer();
+		assertThat(waits.count()).isEqualTo(1);
+		assertThat(waits.totalTime(TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(1000);
+		assertThat(registry.get(LlmResilienceStateMetrics.POOL_QUEUED).tags("pool", "background").gauge().value())
+			.isZero();
+	}
+
+	@Test
+	void aBlockingCallWaitsOnItsOwnThread() {
+		this.h.provider.script("primary", (n) -> (n == 1) ? Reply.json(429, Map.of("retry-after", "1"), RATE_LIMIT)
+				: Reply.ok(FakeProviderBodies.OK));
+		this.h.build((builder) -> {
+		}, "primary");
+		Instant start = this.h.time.instant();
+
+		assertThat(this.h.chatBlocking()).isEqualTo(FakeProviderBodies.OK);
+
+		assertThat(Duration.between(start, this.h.time.instant())).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+		assertThat(this.h.provider.requests("primary")).isEqualTo(2);
+	}
+
+	@Test
+	void aStreamWaitsForTheReleaseBeforeItsFirstElement() {
+		this.h.provider.script("primary", (n) -> (n == 1) ? Reply.json(429, Map.of("retry-after", "1"), RATE_LIMIT)
+				: Reply.ok(FakeProviderBodies.OK));
+		this.h.build((builder) -> {
+		}, "primary");
+		Instant start = this.h.time.instant();
+
+		List<String> elements = this.h.time.await(
+				this.h.resilience.stream("chat", (attempt) -> this.h.webClientCall(attempt).flux()).collectList(),
+				this.h.inFlight::get);
+
+		assertThat(elements).containsExactly(FakeProviderBodies.OK);
+		assertThat(Duration.between(start, this.h.time.instant())).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+		assertThat(this.h.provider.requests("primary")).isEqualTo(2);
+	}
+
+	@Test
+	void withPoolsOnABlockingCallWaitsOnItsOwnThreadForItsShareToRefill() {
+		this.h.provider.always("primary", Reply.ok(FakeProviderBodies.OK));
+		this.h.build((builder) -> builder.pools(new PartitionSettings(true, PartitionSettings.defaultPools(),
+				Map.of("primary/gpt-4o", new io.github.llmresilience.pool.Capacity(60, 0)), true)), "primary");
+		// Interactive's own 42 and what background and evaluation lend (6 + 3).
+		List<Mono<String>> burst = new ArrayList<>();
+		for (int i = 0; i < 51; i++) {
+			burst.add(this.h.resilience.execute("chat", this.h::webClientCall));
+		}
+		this.h.time.await(Flux.merge(burst).then(Mono.just(true)), this.h.inFlight::get);
+		Instant start = this.h.time.instant();
+
+		assertThat(this.h.chatBlocking()).isEqualTo(FakeProviderBodies.OK);
+
+		// Its share refills one request every 60 / 42 s.
+		assertThat(Duration.between(start, this.h.time.instant()))
+			.isGreaterThanOrEqualTo(Duration.ofNanos(60_000_000_000L / 42).minusMillis(1))
+			.isLessThanOrEqualTo(Duration.ofSeconds(2));
+		assertThat(this.h.provider.requests("primary")).isEqualTo(52);
+	}
+
+	@Test
+	void aCallCancelledWhileItWaitsGivesItsPlaceInTheQueueBack() {
+		this.h.provider.always("primary", Reply.json(429, Map.of("retry-after", "1"), RATE_LIMIT));
+		this.h.build((builder) -> {
+		}, "primary");
+		CompletableFuture<String> first = new CompletableFuture<>();
+		Disposable call = this.h.resilience.execute("chat", this.h::webClientCall)
+			.subscribe(first::complete, first::completeExceptionally);
+		// Let the 429 arrive and the call start waiting.
+		for (int i = 0; i < 500 && this.h.resilience.pools().queued().get(PoolSettings.INTERACTIVE) == 0; i++) {
+			this.h.time.await(Mono.delay(Duration.ofMillis(1), this.h.time).thenReturn(true), this.h.inFlight::get);
+		}
+		assertThat(this.h.resilience.pools().queued()).containsEntry(PoolSettings.INTERACTIVE, 1);
+
+		call.dispose();
+
+		assertThat(this.h.resilience.pools().queued()).containsEntry(PoolSettings.INTERACTIVE, 0);
+		assertThat(first).isNotDone();
+	}
+
+	@Test
+	void anUnknownPoolIsTheCallersMistake() {
+		this.h.provider.always("primary", Reply.ok(FakeProviderBodies.OK));
+		this.h.build((builder) -> {
+		}, "primary");
+
+		assertThatIllegalArgumentException().isThrownBy(() -> this.h.chat(CallOptions.pool("batch")))
+			.withMessageContaining("No pool named 'batch'")
+			.withMessageContaining("interactive");
+		assertThat(this.h.provider.totalRequests()).isZero();
+	}
+
+	@Test
+	void onTheSystemClockCallsWaitForTheReleaseAndAreServed() {
+		try (FakeProvider provider = new FakeProvider()) {
+			long start = System.nanoTime();
+			provider.script("primary", (n) -> (System.nanoTime() - start < 1_000_000_000L)
+					? Reply.json(429, Map.of("retry-after", "1"), RATE_LIMIT) : Reply.ok(FakeProviderBodies.OK));
+			LlmResilience resilience = LlmResilience.builder()
+				.clock(Clock.systemUTC())
+				.target(new Target("primary", "openai", "acct", "gpt-4o", "us", URI.create(provider.baseUrl("primary")),
+						null))
+				.chain("chat", "primary")
+				.extractors(ErrorExtractors.standard().with(List.of(new WebClientErrorExtractor())))
+				.build();
+			List<Mono<String>> calls = new ArrayList<>();
+			for (int i = 0; i < 10; i++) {
+				calls.add(
+						Mono.delay(Duration.ofMillis(50L * i)).then(resilience.execute("chat", this.h::webClientCall)));
+			}
+
+			List<String> answers = Flux.merge(calls).collectList().block(Duration.ofSeconds(20));
+
+			assertThat(answers).hasSize(10).containsOnly(FakeProviderBodies.OK);
+			// At least the provider's second of limiting, far less than a call's
+			// deadline.
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofSeconds(1))
+				.isLessThan(Duration.ofSeconds(15));
+		}
+	}
+
+	static PartitionSettings noWait() {
+		return new PartitionSettings(false, List.of(new PoolSettings(PoolSettings.INTERACTIVE, 70, Duration.ZERO, 1000),
+				PoolSettings.background(), PoolSettings.evaluation()), Map.of(), true);
+	}
+
+}

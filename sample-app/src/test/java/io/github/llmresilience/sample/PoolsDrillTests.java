@@ -1,0 +1,71 @@
+package io.github.llmresilience.sample;
+
+import java.util.List;
+
+import io.github.llmresilience.sample.drill.PoolsDrill;
+import io.github.llmresilience.sample.drill.PoolsDrillPlan;
+import io.github.llmresilience.sample.drill.PoolsDrillReport;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.context.ActiveProfiles;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.util.TestSocketUtils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The pools drill, ten times faster ({@code --time-scale=0.1}: 6 s of interactive calls,
+ * one every 0.2 s, beside a background job of 120 calls, primary limited to 60 requests a
+ * scaled minute), with pools on and off, against the simulator over real HTTP.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE, properties = "sample.simulator.latency-scale=0.05")
+@ActiveProfiles("drill")
+class PoolsDrillTests {
+
+	private static final int SIMULATOR_PORT = TestSocketUtils.findAvailableTcpPort();
+
+	@DynamicPropertySource
+	static void simulatorPort(DynamicPropertyRegistry registry) {
+		registry.add("sample.simulator.port", () -> SIMULATOR_PORT);
+	}
+
+	@Autowired
+	private PoolsDrill drill;
+
+	@Test
+	void withPoolsOnInteractiveCallsAreNeverRateLimitedAndTheJobGetsItsShareAndTheIdleCapacity() {
+		PoolsDrillPlan plan = PoolsDrillPlan.of(true, 60).scaled(0.1);
+		PoolsDrillReport report = this.drill.run(plan);
+		List<String> lines = report.lines();
+		lines.forEach(System.out::println);
+
+		assertThat(lines).anyMatch((line) -> line.matches("Interactive calls: served \\d+ of \\d+, rate limited \\d+"))
+			.anyMatch((line) -> line.matches("Background calls: served \\d+ of \\d+ in \\d+(\\.\\d+)? s"))
+			.contains("Capacity learned from the provider's headers: " + plan.simulatorLimit() + " requests a minute");
+		assertThat(report.interactiveRateLimited()).isZero();
+		assertThat(report.interactiveFailed()).isZero();
+		assertThat(report.interactiveServed()).isEqualTo(plan.interactiveCalls());
+		// Background's own 20 %: a fifth of a full bucket (a minute's requests) and of
+		// its
+		// refill over the run. It got more: what interactive and evaluation left idle.
+		long limit = plan.simulatorLimit();
+		long share = (limit + limit * plan.duration().toNanos() / 60_000_000_000L) / 5;
+		assertThat(report.backgroundServed()).isGreaterThan(share);
+	}
+
+	@Test
+	void withPoolsOffTheJobTakesTheQuotaAndInteractiveCallsAreRateLimited() {
+		PoolsDrillPlan plan = PoolsDrillPlan.of(false, 60).scaled(0.1);
+		PoolsDrillReport report = this.drill.run(plan);
+		report.lines().forEach(System.out::println);
+
+		assertThat(report.lines())
+			.anyMatch((line) -> line.matches("Interactive calls: served \\d+ of \\d+, rate limited \\d+"));
+		assertThat(report.interactiveRateLimited()).isPositive();
+		assertThat(report.refused()).isPositive();
+	}
+
+}
