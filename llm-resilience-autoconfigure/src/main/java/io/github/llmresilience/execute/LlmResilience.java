@@ -107,6 +107,7 @@ public final class LlmResilience implements AutoCloseable {
 				this.fleet, spend);
 		if (fleet != null) {
 			fleet.shareSpend(spend);
+			fleet.sharePools(this.context.pools());
 			// Every breaker exists now: link them, and learn the fleet's state before the
 			// first call.
 			fleet.start();

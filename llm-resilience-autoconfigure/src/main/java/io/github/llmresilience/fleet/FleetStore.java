@@ -139,9 +139,18 @@ public interface FleetStore extends AutoCloseable {
 	 * @param chains chains an operator set, by name
 	 * @param rules the classification rules an operator set, encoded, or {@code null}
 	 * when none was ever set
+	 * @param pods the pods that synced within the counting window, this one included;
+	 * {@code 0} when the store does not count them
 	 */
 	record View(long serverMillis, long operation, List<DomainView> domains, List<Hold> holds,
-			List<Operation> operations, Map<String, List<String>> chains, @Nullable String rules) {
+			List<Operation> operations, Map<String, List<String>> chains, @Nullable String rules, int pods) {
+
+		/** A view that does not count the pods ({@code pods} 0: not known). */
+		public View(long serverMillis, long operation, List<DomainView> domains, List<Hold> holds,
+				List<Operation> operations, Map<String, List<String>> chains, @Nullable String rules) {
+			this(serverMillis, operation, domains, holds, operations, chains, rules, 0);
+		}
+
 	}
 
 	/**

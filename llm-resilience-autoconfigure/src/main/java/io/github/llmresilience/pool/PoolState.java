@@ -17,9 +17,11 @@ public record PoolState(boolean enabled, Map<String, Integer> queued, Map<String
 	 * One quota scope.
 	 *
 	 * @param capacity its capacity
+	 * @param pods the pods sharing it (1 outside fleet mode): this pod partitions an
+	 * equal part, {@code capacity / pods}
 	 * @param pools what each pool holds, by pool
 	 */
-	public record ScopePools(Capacity capacity, Map<String, PoolShare> pools) {
+	public record ScopePools(Capacity capacity, int pods, Map<String, PoolShare> pools) {
 
 	}
 

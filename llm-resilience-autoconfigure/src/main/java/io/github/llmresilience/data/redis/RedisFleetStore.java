@@ -123,6 +123,7 @@ public final class RedisFleetStore implements FleetStore {
 	static View parse(String answer) {
 		long now = 0;
 		long operation = 0;
+		int pods = 0;
 		List<DomainView> domains = new ArrayList<>();
 		List<Hold> holds = new ArrayList<>();
 		List<Operation> operations = new ArrayList<>();
@@ -136,6 +137,7 @@ public final class RedisFleetStore implements FleetStore {
 				switch (f[0]) {
 					case "now" -> now = Long.parseLong(f[1]);
 					case "seq" -> operation = Long.parseLong(f[1]);
+					case "pods" -> pods = Integer.parseInt(f[1]);
 					case "d" -> domains.add(new DomainView(f[1], f[2], Long.parseLong(f[3]), Long.parseLong(f[4]),
 							Integer.parseInt(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]), Long.parseLong(f[8]),
 							f[9], "1".equals(f[10]), (f.length > 11) ? f[11] : "",
@@ -164,7 +166,7 @@ public final class RedisFleetStore implements FleetStore {
 				logger.warn("Fleet line '{}' skipped: {}", f[0], ex.toString());
 			}
 		}
-		return new View(now, operation, domains, holds, operations, chains, rules);
+		return new View(now, operation, domains, holds, operations, chains, rules, pods);
 	}
 
 	@Override

@@ -30,6 +30,7 @@ import io.github.llmresilience.fleet.FleetStore.Hold;
 import io.github.llmresilience.fleet.FleetStore.Operation;
 import io.github.llmresilience.fleet.FleetStore.Write;
 import io.github.llmresilience.spend.internal.DomainSpend;
+import io.github.llmresilience.pool.internal.Pools;
 import io.github.llmresilience.spend.internal.Spend;
 import io.github.llmresilience.state.FleetState;
 import io.github.llmresilience.target.internal.TargetRegistry;
@@ -109,6 +110,9 @@ public final class FleetSync implements Fleet {
 	/** Each domain's spend, summed across the fleet per window; {@code null} for none. */
 	private @Nullable Spend spend;
 
+	/** The pools sized by the fleet, or {@code null}. */
+	private volatile @Nullable Pools pools;
+
 	/**
 	 * @param pod this pod's id: unique in the fleet, names the prober
 	 * @param random the source of gate jitter, uniform in [0, 1)
@@ -141,6 +145,15 @@ public final class FleetSync implements Fleet {
 	 */
 	public void shareSpend(Spend spend) {
 		this.spend = spend;
+	}
+
+	/**
+	 * Give each pod its part of every quota scope's capacity, by the number of pods the
+	 * store counts alive: set before {@link #start()}. The buckets stay in the pod, so
+	 * that no call waits on the store.
+	 */
+	public void sharePools(Pools pools) {
+		this.pools = pools;
 	}
 
 	/**
@@ -390,6 +403,10 @@ public final class FleetSync implements Fleet {
 			}
 		});
 		applyRules(view.rules());
+		Pools pools = this.pools;
+		if (pools != null && view.pods() > 0) {
+			pools.fleetSize(view.pods());
+		}
 		this.lastSync = this.clock.instant();
 	}
 

@@ -36,6 +36,9 @@ public final class Pools {
 
 	private final ReleasePace pace = new ReleasePace();
 
+	/** The pods sharing each scope's capacity: 1 outside fleet mode. */
+	private volatile int pods = 1;
+
 	public Pools(PartitionSettings settings, BucketSource buckets, StateChanges events) {
 		this.settings = settings;
 		this.buckets = buckets;
@@ -75,7 +78,31 @@ public final class Pools {
 			return null;
 		}
 		return this.scopes.computeIfAbsent(key, (scope) -> new ScopePartition(scope, this.settings.pools(),
-				this.buckets, this.settings.capacities().get(scope)));
+				this.buckets, this.settings.capacities().get(scope), this.pods));
+	}
+
+	/**
+	 * The fleet counts this many pods alive: each takes an equal part of every scope's
+	 * capacity, its pools' shares of that part. Calls of one pod never wait on another.
+	 * @param pods one or more
+	 */
+	public void fleetSize(int pods) {
+		if (pods < 1 || pods == this.pods) {
+			return;
+		}
+		int before = this.pods;
+		this.pods = pods;
+		if (!this.settings.enabled()) {
+			return;
+		}
+		this.scopes.values().forEach((scope) -> scope.fleetSize(pods));
+		this.events.publish(StateChange.Kind.POOL_CAPACITY_CHANGED, "pools",
+				"the fleet's " + pods + " pods share every quota scope's capacity (were " + before + ")", null);
+	}
+
+	/** The pods sharing each scope's capacity. */
+	public int fleetSize() {
+		return this.pods;
 	}
 
 	// Drawing
@@ -208,7 +235,8 @@ public final class Pools {
 				scope.usage()
 					.forEach((name, usage) -> pools.put(name,
 							new PoolState.PoolShare(usage[0], usage[1], usage[2], usage[3], (int) usage[4])));
-				scopes.put(key, new PoolState.ScopePools(scope.capacity(), Collections.unmodifiableMap(pools)));
+				scopes.put(key,
+						new PoolState.ScopePools(scope.capacity(), scope.pods(), Collections.unmodifiableMap(pools)));
 			}
 		});
 		return new PoolState(this.settings.enabled(), Collections.unmodifiableMap(queued),

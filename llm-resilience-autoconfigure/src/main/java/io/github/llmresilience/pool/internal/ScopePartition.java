@@ -50,6 +50,9 @@ public final class ScopePartition {
 
 	private volatile Capacity capacity;
 
+	/** The pods sharing the capacity: each partitions its equal part. */
+	private volatile int pods;
+
 	private volatile Map<String, Share> shares = Map.of();
 
 	/** The calls of each pool waiting for room here, by ticket: arrival order. */
@@ -61,14 +64,62 @@ public final class ScopePartition {
 	private final AtomicLong tokensPerCall = new AtomicLong();
 
 	ScopePartition(String key, List<PoolSettings> pools, BucketSource buckets, @Nullable Capacity configured) {
+		this(key, pools, buckets, configured, 1);
+	}
+
+	ScopePartition(String key, List<PoolSettings> pools, BucketSource buckets, @Nullable Capacity configured,
+			int pods) {
 		this.key = key;
 		this.pools = pools;
 		this.buckets = buckets;
 		this.configured = configured;
+		this.pods = Math.max(1, pods);
 		this.capacity = (configured != null) ? configured : Capacity.UNKNOWN;
 		if (this.capacity.isKnown()) {
-			this.shares = shares(this.capacity);
+			this.shares = shares(ownPart(this.capacity));
 		}
+	}
+
+	/**
+	 * This pod's part of a capacity the fleet shares: an equal part, rounded down (the
+	 * fleet together never exceeds it), at least one in each known dimension.
+	 */
+	private Capacity ownPart(Capacity capacity) {
+		int pods = this.pods;
+		if (pods == 1) {
+			return capacity;
+		}
+		return new Capacity(perPod(capacity.requestsPerMinute(), pods), perPod(capacity.tokensPerMinute(), pods));
+	}
+
+	private static long perPod(long perMinute, int pods) {
+		return (perMinute > 0) ? Math.max(1, perMinute / pods) : 0;
+	}
+
+	/**
+	 * The fleet counts a new number of pods: resize each pool's buckets to its share of
+	 * this pod's new part, what they hold kept in proportion.
+	 */
+	synchronized void fleetSize(int pods) {
+		if (pods < 1 || pods == this.pods) {
+			return;
+		}
+		this.pods = pods;
+		Map<String, Share> current = this.shares;
+		if (current.isEmpty()) {
+			return;
+		}
+		Capacity part = ownPart(this.capacity);
+		Map<String, Share> updated = new LinkedHashMap<>();
+		for (PoolSettings pool : this.pools) {
+			updated.put(pool.name(), current.get(pool.name()).resize(pool, part));
+		}
+		this.shares = updated;
+	}
+
+	/** The pods sharing the capacity: 1 outside fleet mode. */
+	int pods() {
+		return this.pods;
 	}
 
 	public String key() {
@@ -104,16 +155,17 @@ public final class ScopePartition {
 		Map<String, Share> current = this.shares;
 		boolean sameDimensions = (next.requestsPerMinute() > 0) == (this.capacity.requestsPerMinute() > 0)
 				&& (next.tokensPerMinute() > 0) == (this.capacity.tokensPerMinute() > 0);
+		Capacity part = ownPart(next);
 		if (current.isEmpty() || !sameDimensions) {
 			// A dimension became known: new buckets, holding their share of what is
-			// left.
-			this.shares = shares(next);
+			// left (the fleet's remaining, in proportion to the whole).
+			this.shares = shares(part);
 			this.shares.values().forEach((share) -> share.startWith(next, remaining));
 		}
 		else {
 			Map<String, Share> updated = new LinkedHashMap<>();
 			for (PoolSettings pool : this.pools) {
-				updated.put(pool.name(), current.get(pool.name()).resize(pool, next));
+				updated.put(pool.name(), current.get(pool.name()).resize(pool, part));
 			}
 			this.shares = updated;
 		}

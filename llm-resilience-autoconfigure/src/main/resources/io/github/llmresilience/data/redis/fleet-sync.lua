@@ -241,6 +241,14 @@ if known_seq >= 0 and seq > known_seq then
 end
 lines[#lines + 1] = 'seq\t' .. seq
 
+-- The pods alive: those that synced within the counting window, this one included (quota
+-- pools give each pod its part of a scope's capacity).
+local pods = prefix .. 'pods'
+redis.call('ZADD', pods, now, pod)
+redis.call('ZREMRANGEBYSCORE', pods, '-inf', now - window * 1000)
+redis.call('PEXPIRE', pods, window * 2000)
+lines[#lines + 1] = 'pods\t' .. redis.call('ZCARD', pods)
+
 -- Chains edited by an operator.
 for _, name in ipairs(redis.call('SMEMBERS', prefix .. 'chi')) do
   local v = redis.call('GET', prefix .. 'ch:' .. name)
