@@ -10,8 +10,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.llmresilience.canary.CanaryProbe;
 import io.github.llmresilience.canary.CanaryRequest;
@@ -71,8 +73,29 @@ public final class PromptProbe implements CanaryProbe {
 			return Mono.error(new CanaryFailure("no prompt to send to provider '" + target.provider() + "'"));
 		}
 		HttpRequest http = format.request(base, target, prompt, request.maxTokens(), request.timeout());
-		return Mono.fromFuture(() -> this.client.sendAsync(http, PromptProbe::bounded))
-			.map((response) -> answer(format, response.statusCode(), response.body()));
+		return Mono.<HttpResponse<byte @Nullable []>>create((sink) -> {
+			CompletableFuture<HttpResponse<byte @Nullable []>> exchange = this.client.sendAsync(http,
+					PromptProbe::bounded);
+			AtomicBoolean cancelled = new AtomicBoolean();
+			// Cut at the canary's timeout: abort the exchange, whose failure then has no
+			// one to tell (Reactor would log it as dropped).
+			sink.onCancel(() -> {
+				cancelled.set(true);
+				exchange.cancel(true);
+			});
+			exchange.whenComplete((response, error) -> {
+				if (cancelled.get()) {
+					return;
+				}
+				if (error != null) {
+					sink.error((error instanceof CompletionException && error.getCause() != null) ? error.getCause()
+							: error);
+				}
+				else {
+					sink.success(response);
+				}
+			});
+		}).map((response) -> answer(format, response.statusCode(), response.body()));
 	}
 
 	/**

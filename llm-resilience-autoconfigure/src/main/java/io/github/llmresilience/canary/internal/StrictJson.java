@@ -50,7 +50,6 @@ final class StrictJson {
 		}
 		try (JsonParser parser = JSON.createParser(ObjectReadContext.empty(), text)) {
 			ArrayDeque<Object> open = new ArrayDeque<>();
-			ArrayDeque<@Nullable String> names = new ArrayDeque<>();
 			Object root = null;
 			String name = null;
 			JsonToken token;
@@ -71,13 +70,12 @@ final class StrictJson {
 							add(open.peek(), name, container);
 						}
 						open.push(container);
-						names.push(name);
 						name = null;
 						continue;
 					}
 					case END_OBJECT, END_ARRAY -> {
 						open.pop();
-						name = names.pop();
+						name = null;
 						if (open.isEmpty()) {
 							return (parser.nextToken() == null) ? root : null;
 						}
