@@ -46,7 +46,13 @@ public enum Mode {
 	HANG,
 
 	/** Streams start normally and the connection drops after some tokens. */
-	MIDSTREAM_DROP;
+	MIDSTREAM_DROP,
+
+	/**
+	 * A degraded serving tier: 200 with an empty body or the first half of one. The
+	 * status says success; only a canary that reads the answer tells.
+	 */
+	DEGRADED_TIER;
 
 	/** The name used in the admin API: {@code content-filter}, {@code midstream-drop}. */
 	@JsonValue
