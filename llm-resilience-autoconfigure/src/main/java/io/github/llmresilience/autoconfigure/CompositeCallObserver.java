@@ -3,10 +3,12 @@ package io.github.llmresilience.autoconfigure;
 import java.util.List;
 
 import io.github.llmresilience.classify.Verdict;
+import io.github.llmresilience.execute.Answer;
 import io.github.llmresilience.execute.CallObserver;
 import io.github.llmresilience.execute.ChainStep;
 import io.github.llmresilience.execute.LlmUnavailableException;
 import io.github.llmresilience.target.Target;
+import org.jspecify.annotations.Nullable;
 
 /** Every {@link CallObserver} bean, in order. */
 final class CompositeCallObserver implements CallObserver {
@@ -47,6 +49,13 @@ final class CompositeCallObserver implements CallObserver {
 	}
 
 	@Override
+	public void onAnswer(String chain, Target target, Answer answer) {
+		for (CallObserver observer : this.observers) {
+			observer.onAnswer(chain, target, answer);
+		}
+	}
+
+	@Override
 	public void onServed(String chain, Target target, int position, long nanos) {
 		for (CallObserver observer : this.observers) {
 			observer.onServed(chain, target, position, nanos);
@@ -57,6 +66,20 @@ final class CompositeCallObserver implements CallObserver {
 	public void onUnavailable(String chain, LlmUnavailableException exception, long nanos) {
 		for (CallObserver observer : this.observers) {
 			observer.onUnavailable(chain, exception, nanos);
+		}
+	}
+
+	@Override
+	public void onCallEnded(String chain, long nanos, long backoffNanos) {
+		for (CallObserver observer : this.observers) {
+			observer.onCallEnded(chain, nanos, backoffNanos);
+		}
+	}
+
+	@Override
+	public void onDegraded(String chain, LlmUnavailableException unavailable, @Nullable Throwable failure, long nanos) {
+		for (CallObserver observer : this.observers) {
+			observer.onDegraded(chain, unavailable, failure, nanos);
 		}
 	}
 

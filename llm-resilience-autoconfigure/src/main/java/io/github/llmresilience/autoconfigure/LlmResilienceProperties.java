@@ -65,6 +65,15 @@ public class LlmResilienceProperties implements InitializingBean {
 	 */
 	private Map<String, List<String>> chains = new LinkedHashMap<>();
 
+	/**
+	 * The fallback of a chain, by chain name: the name of an {@code LlmFallback} bean
+	 * that answers without any model when no target of the chain can serve. Used by the
+	 * adapters that serve a chain with a known answer type (the chain's Spring AI
+	 * ChatModel: an {@code LlmFallback<ChatResponse>}); a direct caller passes its own
+	 * fallback to execute, stream or call.
+	 */
+	private Map<String, String> fallbacks = new LinkedHashMap<>();
+
 	private final Breaker breaker = new Breaker();
 
 	private final Retry retry = new Retry();
@@ -105,6 +114,14 @@ public class LlmResilienceProperties implements InitializingBean {
 
 	public void setChains(Map<String, List<String>> chains) {
 		this.chains = chains;
+	}
+
+	public Map<String, String> getFallbacks() {
+		return this.fallbacks;
+	}
+
+	public void setFallbacks(Map<String, String> fallbacks) {
+		this.fallbacks = fallbacks;
 	}
 
 	public Breaker getBreaker() {
@@ -175,6 +192,16 @@ public class LlmResilienceProperties implements InitializingBean {
 							"names the same target twice; retries of one target are set by " + PREFIX
 									+ ".retry.max-attempts"));
 				}
+			}
+		});
+		this.fallbacks.forEach((chain, bean) -> {
+			String property = PREFIX + ".fallbacks." + chain;
+			if (!this.chains.containsKey(chain)) {
+				problems.add(new Problem(property, quote(bean), "must be keyed by a chain configured under " + PREFIX
+						+ ".chains; known chains: " + this.chains.keySet()));
+			}
+			else if (bean == null || bean.isBlank()) {
+				problems.add(new Problem(property, quote(bean), "must name an LlmFallback bean"));
 			}
 		});
 		this.breaker.validate(PREFIX + ".breaker", problems);

@@ -8,15 +8,18 @@ import java.util.Map;
 import java.util.Set;
 
 import io.github.llmresilience.autoconfigure.InvalidLlmResiliencePropertiesException.Problem;
+import io.github.llmresilience.execute.LlmFallback;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.springai.ResilientChatModel;
 import io.github.llmresilience.springai.SdkRetriesOff;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -28,6 +31,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 
@@ -37,7 +41,9 @@ import org.springframework.core.type.AnnotationMetadata;
  * {@code <chain>ChatModel} that serves calls through the chain (the primary ChatModel
  * when it is the only one, so that Spring AI's auto-configured {@code ChatClient.Builder}
  * is built on it); and the retries of the SDKs under the protected chat models turned off
- * ({@code llm.resilience.spring-ai.sdk-retries-off=false} keeps them).
+ * ({@code llm.resilience.spring-ai.sdk-retries-off=false} keeps them). A chain's fallback
+ * ({@code llm.resilience.fallbacks.<chain>}) must name an
+ * {@code LlmFallback<ChatResponse>} bean, checked at startup.
  */
 @AutoConfiguration(after = LlmResilienceAutoConfiguration.class)
 @ConditionalOnClass(name = "org.springframework.ai.chat.model.ChatModel")
@@ -132,6 +138,14 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 			}
 			chains.put(chain, models);
 		});
+		properties.getFallbacks().forEach((chain, bean) -> {
+			if (properties.getChains().containsKey(chain) && !chains.containsKey(chain)) {
+				problems.add(new Problem(LlmResilienceProperties.PREFIX + ".fallbacks." + chain,
+						LlmResilienceProperties.quote(bean),
+						"is only used by a chain's Spring AI ChatModel, and no target of chain " + chain
+								+ " names a chat-model; pass the fallback to LlmResilience's execute, stream or call"));
+			}
+		});
 		if (!problems.isEmpty()) {
 			throw new InvalidLlmResiliencePropertiesException(problems);
 		}
@@ -165,14 +179,16 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 			if (environment == null || beanFactory == null) {
 				return;
 			}
-			Map<String, Map<String, String>> chains = chatModelChains(properties(environment));
+			LlmResilienceProperties properties = properties(environment);
+			Map<String, Map<String, String>> chains = chatModelChains(properties);
 			chains.forEach((chain, models) -> {
+				@Nullable String fallback = properties.getFallbacks().get(chain);
 				String name = chain + BEAN_SUFFIX;
 				if (registry.containsBeanDefinition(name)) {
 					return;
 				}
 				RootBeanDefinition definition = new RootBeanDefinition(ResilientChatModel.class,
-						() -> chatModel(beanFactory, chain, models));
+						() -> chatModel(beanFactory, chain, models, fallback));
 				// One chain: the application's ChatModel (and so its ChatClient.Builder)
 				// is the protected one; with several, each is picked by name.
 				definition.setPrimary(chains.size() == 1);
@@ -180,7 +196,8 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 			});
 		}
 
-		private static ResilientChatModel chatModel(BeanFactory beanFactory, String chain, Map<String, String> models) {
+		private static ResilientChatModel chatModel(BeanFactory beanFactory, String chain, Map<String, String> models,
+				@Nullable String fallback) {
 			Map<String, ChatModel> byTarget = new LinkedHashMap<>();
 			List<Problem> problems = new ArrayList<>();
 			models.forEach((target, bean) -> {
@@ -195,7 +212,40 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 			if (!problems.isEmpty()) {
 				throw new InvalidLlmResiliencePropertiesException(problems);
 			}
-			return new ResilientChatModel(beanFactory.getBean(LlmResilience.class), chain, byTarget);
+			return new ResilientChatModel(beanFactory.getBean(LlmResilience.class), chain, byTarget,
+					(fallback != null) ? fallback(beanFactory, chain, fallback.trim()) : null);
+		}
+
+		/**
+		 * The chain's fallback bean, checked to answer with a {@link ChatResponse}: a
+		 * mistyped one would fail only in an outage, the moment it is needed.
+		 */
+		@SuppressWarnings("unchecked")
+		static LlmFallback<ChatResponse> fallback(BeanFactory beanFactory, String chain, String name) {
+			String property = LlmResilienceProperties.PREFIX + ".fallbacks." + chain;
+			ResolvableType required = ResolvableType.forClassWithGenerics(LlmFallback.class, ChatResponse.class);
+			if (!beanFactory.containsBean(name)) {
+				throw new InvalidLlmResiliencePropertiesException(List.of(new Problem(property,
+						LlmResilienceProperties.quote(name), "must name an LlmFallback<ChatResponse> bean")));
+			}
+			if (!beanFactory.isTypeMatch(name, required)) {
+				throw new InvalidLlmResiliencePropertiesException(List
+					.of(new Problem(property, LlmResilienceProperties.quote(name),
+							"must name an LlmFallback<ChatResponse> bean; that bean is " + typeOf(beanFactory, name))));
+			}
+			return (LlmFallback<ChatResponse>) beanFactory.getBean(name);
+		}
+
+		private static String typeOf(BeanFactory beanFactory, String name) {
+			if (beanFactory instanceof ConfigurableListableBeanFactory listable
+					&& listable.containsBeanDefinition(name)) {
+				ResolvableType type = listable.getMergedBeanDefinition(name).getResolvableType();
+				if (type != ResolvableType.NONE) {
+					return type.toString();
+				}
+			}
+			Class<?> type = beanFactory.getType(name);
+			return (type != null) ? type.getName() : "of an unknown type";
 		}
 
 	}

@@ -3,10 +3,16 @@ package io.github.llmresilience.execute;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 
+import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.target.Target;
+import io.github.llmresilience.usage.Usage;
+import io.github.llmresilience.usage.internal.UsageReader;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -50,6 +56,15 @@ public final class Attempt {
 
 	/** When the attempt started, on the engine's monotonic time source. */
 	private long startNanos;
+
+	/** The headers of the answer handed over, case-insensitive, or {@code null}. */
+	private volatile @Nullable Map<String, List<String>> answerHeaders;
+
+	/** The body of the answer handed over, read for usage when asked, or {@code null}. */
+	private volatile @Nullable String answerBody;
+
+	/** Usage reported by the caller or read from stream events, or {@code null}. */
+	private volatile @Nullable Usage usage;
 
 	Attempt(String chain, Target target, int number, int targetAttempt, Duration timeout, Duration timeLeft,
 			CallId callId) {
@@ -100,6 +115,74 @@ public final class Attempt {
 	/** The same for every attempt and target of one logical call. */
 	public String idempotencyKey() {
 		return this.callId.key();
+	}
+
+	/**
+	 * Hand over the provider's successful answer, so that the engine can read what it
+	 * tells beyond its content: the tokens used (for spend and token quotas), the
+	 * vendor's rate-limit capacity and its own processing time (from the headers). Call
+	 * it from the call function before returning the value, once per answer; for a
+	 * stream, with each event ({@link ProviderResponse#streamEvent}) that may carry usage
+	 * (OpenAI's last chunk, Anthropic's {@code message_start} and {@code message_delta},
+	 * every Gemini chunk), and once with the response's headers. Optional: an attempt
+	 * nothing was handed over for is still a success.
+	 * <p>
+	 * A {@link ProviderResponse} keeps the first {@link ProviderResponse#MAX_BODY_BYTES}
+	 * characters of a body; OpenAI and Anthropic put their usage at the end, so for
+	 * answers that may be longer use {@link #answered(Map, String)}.
+	 * @param answer the answer, or one stream event
+	 */
+	public void answered(ProviderResponse answer) {
+		if (answer.kind() == ProviderResponse.Kind.STREAM_EVENT) {
+			Usage reported = UsageReader.read(answer.body());
+			if (reported != null) {
+				usage(reported);
+			}
+			return;
+		}
+		answered(answer.headers(), answer.body());
+	}
+
+	/**
+	 * Hand over the provider's successful answer, its body whole: see
+	 * {@link #answered(ProviderResponse)}. The body is held until the attempt is settled
+	 * and read for usage only when something asks for it.
+	 * @param headers the answer's headers (may be {@code null}; names are matched
+	 * case-insensitively)
+	 * @param body the answer's body (may be {@code null}, as for a stream whose events
+	 * are handed over one by one)
+	 */
+	public void answered(@Nullable Map<String, List<String>> headers, @Nullable String body) {
+		if (headers != null && !headers.isEmpty()) {
+			this.answerHeaders = ProviderResponse.of(200, headers, (String) null).headers();
+		}
+		if (body != null) {
+			this.answerBody = body;
+		}
+	}
+
+	/**
+	 * Report the tokens the answer used, when the caller knows them already (a Spring AI
+	 * {@code ChatResponse}'s usage, an SDK's parsed answer). Reports of one attempt
+	 * combine by the larger of each count.
+	 */
+	public void usage(Usage usage) {
+		Objects.requireNonNull(usage, "usage");
+		synchronized (this) {
+			Usage known = this.usage;
+			this.usage = (known != null) ? known.max(usage) : usage;
+		}
+	}
+
+	/** What was handed over of the answer: {@link Answer#NONE} when nothing. */
+	Answer answer() {
+		Map<String, List<String>> headers = this.answerHeaders;
+		String body = this.answerBody;
+		Usage usage = this.usage;
+		if (headers == null && body == null && usage == null) {
+			return Answer.NONE;
+		}
+		return new Answer((headers != null) ? headers : Map.of(), body, usage);
 	}
 
 	/**

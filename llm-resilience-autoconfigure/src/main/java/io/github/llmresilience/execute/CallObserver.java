@@ -2,6 +2,7 @@ package io.github.llmresilience.execute;
 
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.target.Target;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Told what each call does, for metrics. Methods are called on the calling thread and
@@ -33,6 +34,15 @@ public interface CallObserver {
 	default void onAttempt(String chain, Target target, Verdict verdict, long nanos) {
 	}
 
+	/**
+	 * A successful attempt's call function handed over the provider's answer
+	 * ({@link Attempt#answered}, {@link Attempt#usage}): its headers and the tokens used.
+	 * Called after {@link #onAttempt} with the success, only when something was handed
+	 * over.
+	 */
+	default void onAnswer(String chain, Target target, Answer answer) {
+	}
+
 	/** A retry decision for a retryable verdict. */
 	default void onRetry(String chain, Target target, RetryResult result) {
 	}
@@ -49,6 +59,24 @@ public interface CallObserver {
 
 	/** No target could serve the call. */
 	default void onUnavailable(String chain, LlmUnavailableException exception, long nanos) {
+	}
+
+	/**
+	 * The call ended, served or unavailable: it took {@code nanos} in all (for a stream,
+	 * up to its first element), {@code backoffNanos} of them waiting before retries (0
+	 * when it made none). Called after {@link #onServed} or {@link #onUnavailable}.
+	 */
+	default void onCallEnded(String chain, long nanos, long backoffNanos) {
+	}
+
+	/**
+	 * No target could serve the call and its {@link LlmFallback} was asked for a degraded
+	 * answer: it answered ({@code failure} is {@code null}) or threw {@code failure}.
+	 * Called after {@link #onUnavailable}; {@code nanos} is the call's whole time, the
+	 * fallback's included.
+	 */
+	default void onDegraded(String chain, LlmUnavailableException unavailable, @Nullable Throwable failure,
+			long nanos) {
 	}
 
 	/** The provider rejected the call (a request error or a refusal). */

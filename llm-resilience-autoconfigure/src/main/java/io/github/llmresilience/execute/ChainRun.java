@@ -78,7 +78,15 @@ final class ChainRun {
 
 	private long delayNanos;
 
+	/**
+	 * Every backoff of this call so far: a field, so a call without retries pays nothing.
+	 */
+	private long backoffNanos;
+
 	private @Nullable Throwable stopError;
+
+	/** The exception that ended the call when no target could serve, once it has. */
+	private @Nullable LlmUnavailableException exhaustion;
 
 	ChainRun(CallContext context, String chain, TargetRuntime[] targets, CallOptions options) {
 		this(context, chain, targets, options, false);
@@ -181,6 +189,7 @@ final class ChainRun {
 	 * breaker refused the retry), or {@code null} when the chain is exhausted
 	 */
 	@Nullable TargetRuntime afterBackoff(TargetRuntime target) {
+		this.backoffNanos += this.delayNanos;
 		this.context.observer().onBackoff(this.chain, target.target(), this.delayNanos);
 		ChainStep skip = target.acquire();
 		if (skip == null) {
@@ -237,16 +246,22 @@ final class ChainRun {
 	}
 
 	/**
-	 * The attempt answered: record the success.
+	 * The attempt answered: record the success and what its answer told.
 	 * @param start when the attempt started
 	 * @param end when it answered; for a stream, when its first element came
 	 */
-	void succeeded(TargetRuntime target, long start, long end) {
+	void succeeded(TargetRuntime target, Attempt attempt, long start, long end) {
 		long nanos = end - start;
-		target.succeeded(nanos, this.streaming);
+		Answer answer = attempt.answer();
+		target.succeeded(nanos, this.streaming, answer);
 		CallObserver observer = this.context.observer();
 		observer.onAttempt(this.chain, target.target(), Verdict.success(), nanos);
-		observer.onServed(this.chain, target.target(), this.index, end - this.startNanos);
+		if (!answer.isEmpty()) {
+			observer.onAnswer(this.chain, target.target(), answer);
+		}
+		long callNanos = end - this.startNanos;
+		observer.onServed(this.chain, target.target(), this.index, callNanos);
+		observer.onCallEnded(this.chain, callNanos, this.backoffNanos);
 	}
 
 	/**
@@ -255,7 +270,7 @@ final class ChainRun {
 	 */
 	void answered(TargetRuntime target, Attempt attempt) {
 		if (attempt.settle(Attempt.State.ANSWERED)) {
-			succeeded(target, attempt.startNanos(), now());
+			succeeded(target, attempt, attempt.startNanos(), now());
 		}
 	}
 
@@ -469,8 +484,51 @@ final class ChainRun {
 		}
 		LlmUnavailableException exception = new LlmUnavailableException(this.chain, all, allThrottled,
 				(earliest != null) ? earliest : now, reason, this.lastError);
-		this.context.observer().onUnavailable(this.chain, exception, this.context.now() - this.startNanos);
+		long callNanos = this.context.now() - this.startNanos;
+		CallObserver observer = this.context.observer();
+		observer.onUnavailable(this.chain, exception, callNanos);
+		observer.onCallEnded(this.chain, callNanos, this.backoffNanos);
+		this.exhaustion = exception;
 		return exception;
+	}
+
+	/**
+	 * Whether the error is this call's own {@link #unavailable}: not a rejection, not the
+	 * caller's exception (which may be another call's {@link LlmUnavailableException}).
+	 */
+	boolean isExhaustion(Throwable error) {
+		return error == this.exhaustion;
+	}
+
+	/**
+	 * No target could serve: ask the fallback for a degraded answer. Nothing here touches
+	 * a target: the targets' verdicts were recorded when they were given.
+	 * @return the fallback's answer
+	 * @throws Exception what the fallback threw (or a {@link NullPointerException} for a
+	 * {@code null} answer), the unavailable exception added as suppressed
+	 */
+	<T> T degrade(LlmUnavailableException unavailable, LlmFallback<? extends T> fallback) throws Exception {
+		CallObserver observer = this.context.observer();
+		T answer;
+		try {
+			answer = fallback.answer(new Degradation(this.chain, unavailable));
+			if (answer == null) {
+				throw new NullPointerException("The fallback of chain '" + this.chain + "' returned null");
+			}
+		}
+		catch (Throwable ex) {
+			if (ex instanceof VirtualMachineError fatal) {
+				throw fatal;
+			}
+			// A fallback that declines rethrows the exception it was given.
+			if (ex != unavailable) {
+				ex.addSuppressed(unavailable);
+			}
+			observer.onDegraded(this.chain, unavailable, ex, this.context.now() - this.startNanos);
+			throw ex;
+		}
+		observer.onDegraded(this.chain, unavailable, null, this.context.now() - this.startNanos);
+		return answer;
 	}
 
 	private void skip(TargetRuntime target, Skip why, @Nullable Instant until) {

@@ -2,6 +2,7 @@ package io.github.llmresilience.execute;
 
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.target.Target;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +29,16 @@ final class GuardedCallObserver implements CallObserver {
 	public void onAttempt(String chain, Target target, Verdict verdict, long nanos) {
 		try {
 			this.delegate.onAttempt(chain, target, verdict, nanos);
+		}
+		catch (RuntimeException | LinkageError | AssertionError ex) {
+			failed(ex);
+		}
+	}
+
+	@Override
+	public void onAnswer(String chain, Target target, Answer answer) {
+		try {
+			this.delegate.onAnswer(chain, target, answer);
 		}
 		catch (RuntimeException | LinkageError | AssertionError ex) {
 			failed(ex);
@@ -68,6 +79,26 @@ final class GuardedCallObserver implements CallObserver {
 	public void onUnavailable(String chain, LlmUnavailableException exception, long nanos) {
 		try {
 			this.delegate.onUnavailable(chain, exception, nanos);
+		}
+		catch (RuntimeException | LinkageError | AssertionError ex) {
+			failed(ex);
+		}
+	}
+
+	@Override
+	public void onCallEnded(String chain, long nanos, long backoffNanos) {
+		try {
+			this.delegate.onCallEnded(chain, nanos, backoffNanos);
+		}
+		catch (RuntimeException | LinkageError | AssertionError ex) {
+			failed(ex);
+		}
+	}
+
+	@Override
+	public void onDegraded(String chain, LlmUnavailableException unavailable, @Nullable Throwable failure, long nanos) {
+		try {
+			this.delegate.onDegraded(chain, unavailable, failure, nanos);
 		}
 		catch (RuntimeException | LinkageError | AssertionError ex) {
 			failed(ex);

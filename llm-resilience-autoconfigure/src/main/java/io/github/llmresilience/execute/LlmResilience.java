@@ -34,6 +34,7 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Runs LLM calls through a chain of targets: skips targets that cannot serve (parked or
@@ -128,6 +129,33 @@ public final class LlmResilience implements AutoCloseable {
 	}
 
 	/**
+	 * Run a reactive call through a chain, with a degraded answer when no target can
+	 * serve: where the Mono would fail with {@link LlmUnavailableException}, it answers
+	 * with the fallback's answer instead (see {@link LlmFallback}). It still fails with
+	 * {@link LlmRejectedException} when the provider rejected the request itself.
+	 */
+	public <T> Mono<T> execute(String chain, CallOptions options, TargetCall<T> call,
+			LlmFallback<? extends T> fallback) {
+		Objects.requireNonNull(chain, "chain");
+		Objects.requireNonNull(options, "options");
+		Objects.requireNonNull(call, "call");
+		Objects.requireNonNull(fallback, "fallback");
+		return Mono.defer(() -> {
+			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options);
+			return next(run, call).onErrorResume(run::isExhaustion, (error) -> degraded(run, error, fallback));
+		});
+	}
+
+	/**
+	 * The fallback's answer, asked on a worker thread: the chain may have run out on a
+	 * timer's thread, which a fallback reading a cache or a store must not hold.
+	 */
+	private static <T> Mono<T> degraded(ChainRun run, Throwable unavailable, LlmFallback<? extends T> fallback) {
+		return Mono.<T>fromCallable(() -> run.degrade((LlmUnavailableException) unavailable, fallback))
+			.subscribeOn(Schedulers.boundedElastic());
+	}
+
+	/**
 	 * Run a reactive call against one target, without a chain: the same gate, account,
 	 * breaker, classification and retries, no failover.
 	 */
@@ -198,6 +226,26 @@ public final class LlmResilience implements AutoCloseable {
 			.defer(() -> nextStream(new ChainRun(this.context, chain, this.targets.chain(chain), options, true), call));
 	}
 
+	/**
+	 * Run a streaming call through a chain, with a degraded answer when no target can
+	 * serve before the first element: where the Flux would fail with
+	 * {@link LlmUnavailableException}, it emits the fallback's answer as its one element
+	 * and completes (see {@link LlmFallback}). A stream that emitted an element is never
+	 * completed by the fallback: its failure ends it as without one.
+	 */
+	public <T> Flux<T> stream(String chain, CallOptions options, StreamingTargetCall<T> call,
+			LlmFallback<? extends T> fallback) {
+		Objects.requireNonNull(chain, "chain");
+		Objects.requireNonNull(options, "options");
+		Objects.requireNonNull(call, "call");
+		Objects.requireNonNull(fallback, "fallback");
+		return Flux.defer(() -> {
+			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options, true);
+			return nextStream(run, call).onErrorResume(run::isExhaustion,
+					(error) -> degraded(run, error, fallback).flux());
+		});
+	}
+
 	private <T> Flux<T> nextStream(ChainRun run, StreamingTargetCall<T> call) {
 		return nextStream(run, run.nextTarget(), call);
 	}
@@ -232,7 +280,7 @@ public final class LlmResilience implements AutoCloseable {
 			.doOnComplete(() -> {
 				if (attempt.settle(State.ANSWERED)) {
 					long end = run.now();
-					run.succeeded(target, start, (progress.received > 0) ? start + progress.firstNanos : end);
+					run.succeeded(target, attempt, start, (progress.received > 0) ? start + progress.firstNanos : end);
 				}
 			})
 			.onErrorResume((error) -> {
@@ -285,6 +333,36 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
 		return run(new ChainRun(this.context, chain, this.targets.chain(chain), options), call);
+	}
+
+	/**
+	 * Run a blocking call through a chain on the calling thread, with a degraded answer
+	 * when no target can serve: where the call would throw
+	 * {@link LlmUnavailableException}, it returns the fallback's answer, asked on the
+	 * calling thread (see {@link LlmFallback}).
+	 * @throws LlmRejectedException when the provider rejected the request itself
+	 */
+	public <T> T call(String chain, CallOptions options, BlockingTargetCall<T> call,
+			LlmFallback<? extends T> fallback) {
+		Objects.requireNonNull(chain, "chain");
+		Objects.requireNonNull(options, "options");
+		Objects.requireNonNull(call, "call");
+		Objects.requireNonNull(fallback, "fallback");
+		ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options);
+		try {
+			return run(run, call);
+		}
+		catch (LlmUnavailableException ex) {
+			if (!run.isExhaustion(ex)) {
+				throw ex;
+			}
+			try {
+				return run.degrade(ex, fallback);
+			}
+			catch (Exception failure) {
+				throw ChainRun.unchecked(failure);
+			}
+		}
 	}
 
 	/**
@@ -347,7 +425,7 @@ public final class LlmResilience implements AutoCloseable {
 				throw (CancellationException) new CancellationException("Interrupted").initCause(error);
 			}
 			if (error == null) {
-				run.succeeded(target, start, end);
+				run.succeeded(target, attempt, start, end);
 				return value;
 			}
 			switch (run.failed(target, error, nanos)) {

@@ -164,8 +164,9 @@ final class TargetRuntime {
 	/**
 	 * The provider answered: settle the permit as a success, measure the time.
 	 * @param nanos the attempt's time; for a stream, its time to first token
+	 * @param answer what the call function handed over of the answer (headers, usage)
 	 */
-	void succeeded(long nanos, boolean streaming) {
+	void succeeded(long nanos, boolean streaming, Answer answer) {
 		if (streaming) {
 			this.breaker.onStreamSuccess(nanos);
 		}

@@ -8,18 +8,22 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.Verdict;
+import io.github.llmresilience.execute.Answer;
 import io.github.llmresilience.execute.CallObserver;
 import io.github.llmresilience.execute.LlmUnavailableException;
 import io.github.llmresilience.target.Target;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Micrometer meters of what calls do, enough to chart the watch list: provider latency
  * per attempt (against the application's own), retry rate, retries refused, backoff as a
- * share of latency, fallbacks and exhausted chains.
+ * share of latency, fallbacks, exhausted chains and degraded answers, and the provider's
+ * own reported processing time beside the attempt timer ("is it them or us").
  *
  * <p>
  * Every tag value comes from configuration (chain and target names, provider, model,
@@ -43,6 +47,36 @@ public class LlmCallMetrics implements CallObserver {
 	/** Time spent waiting before retries (timer). */
 	public static final String BACKOFF = "llm.resilience.backoff";
 
+	/**
+	 * The share of each served or unavailable call's time spent waiting before retries, 0
+	 * to 1 (distribution summary).
+	 */
+	public static final String BACKOFF_SHARE = "llm.resilience.calls.backoff.share";
+
+	/**
+	 * Calls no target could serve that were given to their fallback, by whether it
+	 * answered (counter).
+	 */
+	public static final String DEGRADED = "llm.resilience.degraded";
+
+	/**
+	 * The processing time the provider reports for an answer it served (timer), where the
+	 * vendor sends it: {@value #OPENAI_PROCESSING_MS}.
+	 */
+	public static final String PROVIDER_PROCESSING = "llm.resilience.provider.processing";
+
+	/**
+	 * OpenAI's "time taken processing your API request", in milliseconds;
+	 * OpenAI-compatible servers send it too.
+	 */
+	public static final String OPENAI_PROCESSING_MS = "openai-processing-ms";
+
+	/** The longest reported processing time believed: a day; beyond is garbage. */
+	private static final double MAX_PROCESSING_MILLIS = 86_400_000d;
+
+	/** Buckets of the backoff share, so a chart can count calls mostly spent waiting. */
+	private static final double[] SHARE_BUCKETS = { 0.1, 0.25, 0.5, 0.75, 0.9 };
+
 	private static final String[] OUTCOMES = tags(Outcome.values());
 
 	private static final String[] RETRY_RESULTS = tags(RetryResult.values());
@@ -59,6 +93,13 @@ public class LlmCallMetrics implements CallObserver {
 	private final Map<SeriesKey, Counter> fallbacks = new ConcurrentHashMap<>();
 
 	private final Map<SeriesKey, Counter> unavailable = new ConcurrentHashMap<>();
+
+	private final Map<SeriesKey, Counter> degraded = new ConcurrentHashMap<>();
+
+	// By chain name: every call ends here, and looking up a String key allocates nothing.
+	private final Map<String, DistributionSummary> backoffShares = new ConcurrentHashMap<>();
+
+	private final Map<SeriesKey, Timer> processing = new ConcurrentHashMap<>();
 
 	public LlmCallMetrics(MeterRegistry registry) {
 		this.registry = Objects.requireNonNull(registry, "registry");
@@ -122,6 +163,91 @@ public class LlmCallMetrics implements CallObserver {
 						.tags("chain", chain, "throttled", throttled)
 						.register(this.registry))
 			.increment();
+	}
+
+	@Override
+	public void onCallEnded(String chain, long nanos, long backoffNanos) {
+		double share = (nanos > 0) ? Math.min(1d, Math.max(0d, (double) backoffNanos / nanos)) : 0d;
+		// Every call ends here: a plain get first, so that only a new chain pays for a
+		// lambda.
+		DistributionSummary summary = this.backoffShares.get(chain);
+		if (summary == null) {
+			summary = this.backoffShares.computeIfAbsent(chain, this::backoffShare);
+		}
+		summary.record(share);
+	}
+
+	private DistributionSummary backoffShare(String chain) {
+		return DistributionSummary.builder(BACKOFF_SHARE)
+			.description("Share of each served or unavailable call's time spent waiting before retries")
+			.baseUnit("ratio")
+			.serviceLevelObjectives(SHARE_BUCKETS)
+			.tags("chain", chain)
+			.register(this.registry);
+	}
+
+	@Override
+	public void onDegraded(String chain, LlmUnavailableException unavailable, @Nullable Throwable failure, long nanos) {
+		String result = (failure != null) ? "failed" : "answered";
+		this.degraded
+			.computeIfAbsent(new SeriesKey(chain, "", result),
+					(key) -> Counter.builder(DEGRADED)
+						.description("Calls no target could serve that were given to their fallback, by its result")
+						.tags("chain", chain, "result", result)
+						.register(this.registry))
+			.increment();
+	}
+
+	@Override
+	public void onAnswer(String chain, Target target, Answer answer) {
+		processing(chain, target, answer.header(OPENAI_PROCESSING_MS));
+	}
+
+	/**
+	 * Record the processing time a provider reported for an answer it served, from the
+	 * value of its {@value #OPENAI_PROCESSING_MS} header; an absent, negative, oversized
+	 * or unreadable value is ignored.
+	 */
+	void processing(String chain, Target target, @Nullable String millis) {
+		double value = processingMillis(millis);
+		if (value < 0) {
+			return;
+		}
+		this.processing
+			.computeIfAbsent(new SeriesKey(chain, target.name(), ""),
+					(key) -> Timer.builder(PROVIDER_PROCESSING)
+						.description("Processing time the provider reports for the answers it served")
+						.tags(targetTags(chain, target))
+						.register(this.registry))
+			.record((long) (value * 1_000_000d), TimeUnit.NANOSECONDS);
+	}
+
+	/**
+	 * Milliseconds as a vendor writes them ({@code 123} or {@code 123.4}), or -1 for
+	 * anything else: signs, exponents, {@code NaN} and other forms
+	 * {@link Double#parseDouble} would take are not a vendor's.
+	 */
+	static double processingMillis(@Nullable String text) {
+		if (text == null) {
+			return -1;
+		}
+		String value = text.trim();
+		int length = value.length();
+		if (length == 0 || length > 20) {
+			return -1;
+		}
+		boolean point = false;
+		for (int i = 0; i < length; i++) {
+			char c = value.charAt(i);
+			if (c == '.' && !point && i > 0 && i < length - 1) {
+				point = true;
+			}
+			else if (c < '0' || c > '9') {
+				return -1;
+			}
+		}
+		double millis = Double.parseDouble(value);
+		return (millis <= MAX_PROCESSING_MILLIS) ? millis : -1;
 	}
 
 	private static Tags targetTags(String chain, Target target) {

@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
+import io.github.llmresilience.execute.Attempt;
 import io.github.llmresilience.execute.CallOptions;
 import io.github.llmresilience.execute.LlmRejectedException;
 import io.github.llmresilience.execute.LlmResilience;
@@ -80,9 +81,10 @@ public final class LlmResilienceClientHttpRequestInterceptor implements ClientHt
 					throw new ErrorAnswer(BufferedResponse.of(response));
 				}
 				if (!JsonAnswers.classifiable(response.getStatusCode(), response.getHeaders())) {
+					attempt.answered(WebClientErrorExtractor.headers(response.getHeaders()), null);
 					return response;
 				}
-				return classified(response, pending);
+				return classified(response, pending, attempt);
 			});
 		}
 		catch (LlmRejectedException rejected) {
@@ -97,7 +99,8 @@ public final class LlmResilienceClientHttpRequestInterceptor implements ClientHt
 		}
 	}
 
-	private ClientHttpResponse classified(ClientHttpResponse response, Pending pending) throws IOException {
+	private ClientHttpResponse classified(ClientHttpResponse response, Pending pending, Attempt attempt)
+			throws IOException {
 		byte[] prefix;
 		try {
 			prefix = response.getBody().readNBytes(ProviderResponse.MAX_BODY_BYTES);
@@ -109,6 +112,8 @@ public final class LlmResilienceClientHttpRequestInterceptor implements ClientHt
 		ProviderResponse answer = ProviderResponse.of(response.getStatusCode().value(),
 				WebClientErrorExtractor.headers(response.getHeaders()), prefix);
 		if (this.resilience.classify(this.target, answer).outcome() == Outcome.SUCCESS) {
+			// Its usage and rate-limit headers, for spend, pools and meters.
+			attempt.answered(answer);
 			return new PrefixedResponse(response, prefix);
 		}
 		if (prefix.length < ProviderResponse.MAX_BODY_BYTES) {

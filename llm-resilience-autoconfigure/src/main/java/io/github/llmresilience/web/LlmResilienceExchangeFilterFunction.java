@@ -4,6 +4,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
+import io.github.llmresilience.execute.Attempt;
 import io.github.llmresilience.execute.CallOptions;
 import io.github.llmresilience.execute.LlmRejectedException;
 import io.github.llmresilience.execute.LlmResilience;
@@ -74,19 +75,20 @@ public final class LlmResilienceExchangeFilterFunction implements ExchangeFilter
 			AtomicReference<@Nullable PrefixedAnswer> pending = new AtomicReference<>();
 			return this.resilience.executeOnTarget(this.target, CallOptions.NONE, (attempt) -> Mono.defer(() -> {
 				discard(pending.getAndSet(null));
-				return next.exchange(request).flatMap((response) -> classified(response, pending));
+				return next.exchange(request).flatMap((response) -> classified(response, pending, attempt));
 			}))
 				.onErrorResume(LlmRejectedException.class, (rejected) -> handBack(rejected, pending))
 				.doFinally((signal) -> discard(pending.getAndSet(null)));
 		});
 	}
 
-	private Mono<ClientResponse> classified(ClientResponse response,
-			AtomicReference<@Nullable PrefixedAnswer> pending) {
+	private Mono<ClientResponse> classified(ClientResponse response, AtomicReference<@Nullable PrefixedAnswer> pending,
+			Attempt attempt) {
 		if (response.statusCode().isError()) {
 			return response.createException().flatMap(Mono::error);
 		}
 		if (!JsonAnswers.classifiable(response.statusCode(), response.headers().asHttpHeaders())) {
+			attempt.answered(WebClientErrorExtractor.headers(response.headers().asHttpHeaders()), null);
 			return Mono.just(response);
 		}
 		return BodyPrefix.read(response.bodyToFlux(DataBuffer.class), ProviderResponse.MAX_BODY_BYTES)
@@ -97,6 +99,8 @@ public final class LlmResilienceExchangeFilterFunction implements ExchangeFilter
 				ProviderResponse answer = ProviderResponse.of(response.statusCode().value(),
 						WebClientErrorExtractor.headers(response.headers().asHttpHeaders()), prefix.bytes());
 				if (this.resilience.classify(this.target, answer).outcome() == Outcome.SUCCESS) {
+					// Its usage and rate-limit headers, for spend, pools and meters.
+					attempt.answered(answer);
 					return Mono.just(whole);
 				}
 				PrefixedAnswer failure = new PrefixedAnswer(answer, whole, prefix);

@@ -1,5 +1,6 @@
 package io.github.llmresilience.autoconfigure;
 
+import io.github.llmresilience.execute.CallOptions;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.metrics.LlmCallMetrics;
 import io.github.llmresilience.metrics.LlmResilienceStateMetrics;
@@ -122,6 +123,26 @@ class LlmResilienceMetricsAutoConfigurationTests {
 	void anApplicationsOwnCallObserverDoesNotTurnTheMetricsOff() {
 		this.runner.withUserConfiguration(OwnCallObserverConfiguration.class)
 			.run((context) -> assertThat(context).hasSingleBean(LlmCallMetrics.class));
+	}
+
+	@Test
+	void besideAnApplicationsOwnCallObserverADegradedCallIsCountedWithItsBackoffShare() {
+		this.runner.withUserConfiguration(OwnCallObserverConfiguration.class).run((context) -> {
+			LlmResilience resilience = context.getBean(LlmResilience.class);
+			resilience.operator().forceOpen("primary");
+
+			String answer = resilience.call("chat", CallOptions.NONE, (attempt) -> "never asked",
+					(degradation) -> "cached");
+
+			assertThat(answer).isEqualTo("cached");
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.get("llm.resilience.degraded")
+				.tags("chain", "chat", "result", "answered")
+				.counter()
+				.count()).isEqualTo(1);
+			assertThat(registry.get("llm.resilience.calls.backoff.share").tag("chain", "chat").summary().count())
+				.isEqualTo(1);
+		});
 	}
 
 	@Configuration(proxyBeanMethods = false)

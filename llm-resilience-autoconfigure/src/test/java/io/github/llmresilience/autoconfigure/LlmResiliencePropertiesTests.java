@@ -151,6 +151,25 @@ class LlmResiliencePropertiesTests {
 		})).isEmpty();
 	}
 
+	@Test
+	void aFallbackKeyedByAnUnknownChainIsNamedByItsProperty() {
+		assertThat(problems((p) -> {
+			target(p);
+			p.getChains().put("chat", List.of("a"));
+			p.getFallbacks().put("caht", "cachedAnswers");
+		})).containsExactly(new Problem("llm.resilience.fallbacks.caht", "'cachedAnswers'",
+				"must be keyed by a chain configured under llm.resilience.chains; known chains: [chat]"));
+	}
+
+	@Test
+	void aBlankFallbackNameIsNamedByItsProperty() {
+		assertThat(problems((p) -> {
+			target(p);
+			p.getChains().put("chat", List.of("a"));
+			p.getFallbacks().put("chat", " ");
+		})).containsExactly(new Problem("llm.resilience.fallbacks.chat", "' '", "must name an LlmFallback bean"));
+	}
+
 	private static Arguments problem(Consumer<LlmResilienceProperties> change, String property, String value,
 			String allowed) {
 		return Arguments.of(change, LlmResilienceProperties.PREFIX + "." + property, value, allowed);

@@ -11,7 +11,9 @@ import io.github.llmresilience.execute.CallObserver.RetryResult;
 import io.github.llmresilience.execute.LlmUnavailableException;
 import io.github.llmresilience.target.Secret;
 import io.github.llmresilience.target.Target;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
@@ -58,6 +60,59 @@ class LlmCallMetricsTests {
 			.tags("chain", "chat", "throttled", "true")
 			.counter()
 			.count()).isEqualTo(1);
+	}
+
+	@Test
+	void degradedAnswersAreCountedByChainAndWhetherTheFallbackAnswered() {
+		LlmUnavailableException unavailable = new LlmUnavailableException("chat", List.of(), false, Instant.EPOCH, null,
+				null);
+		this.metrics.onDegraded("chat", unavailable, null, 1);
+		this.metrics.onDegraded("chat", unavailable, null, 1);
+		this.metrics.onDegraded("chat", unavailable, new IllegalStateException("empty cache"), 1);
+
+		assertThat(this.registry.get("llm.resilience.degraded")
+			.tags("chain", "chat", "result", "answered")
+			.counter()
+			.count()).isEqualTo(2);
+		assertThat(this.registry.get("llm.resilience.degraded")
+			.tags("chain", "chat", "result", "failed")
+			.counter()
+			.count()).isEqualTo(1);
+	}
+
+	@Test
+	void theBackoffShareOfEachCallIsItsWaitOverItsWholeTimeBetweenZeroAndOne() {
+		this.metrics.onCallEnded("chat", 2_000_000_000L, 500_000_000L);
+		this.metrics.onCallEnded("chat", 1_000_000_000L, 0);
+		this.metrics.onCallEnded("chat", 0, 0);
+
+		DistributionSummary share = this.registry.get("llm.resilience.calls.backoff.share")
+			.tag("chain", "chat")
+			.summary();
+		assertThat(share.count()).isEqualTo(3);
+		assertThat(share.totalAmount()).isEqualTo(0.25);
+		assertThat(share.max()).isEqualTo(0.25);
+	}
+
+	@Test
+	void theProvidersReportedProcessingTimeIsTimedBesideTheAttemptsWithTheTargetsTags() {
+		this.metrics.processing("chat", this.primary, "1200");
+		this.metrics.processing("chat", this.primary, " 300.5 ");
+
+		Timer processing = this.registry.get("llm.resilience.provider.processing")
+			.tags("chain", "chat", "target", "primary", "provider", "openai", "model", "gpt-4o", "region", "us")
+			.timer();
+		assertThat(processing.count()).isEqualTo(2);
+		assertThat(processing.totalTime(TimeUnit.MICROSECONDS)).isEqualTo(1_500_500);
+	}
+
+	@Test
+	void anAbsentOrGarbageProcessingTimeIsIgnoredNeverThrown() {
+		for (String garbage : new String[] { null, "", " ", "-5", "+5", "1e3", "NaN", "Infinity", "0x10", "12ms",
+				"1.2.3", ".5", "5.", "99999999999", "1".repeat(400) }) {
+			this.metrics.processing("chat", this.primary, garbage);
+		}
+		assertThat(this.registry.find("llm.resilience.provider.processing").timer()).isNull();
 	}
 
 	@Test

@@ -80,6 +80,21 @@ final class ReadmeExamples {
 			.build();
 	}
 
+	// docs/calls.md, "Hand the answer over: tokens and headers"
+	static Mono<String> handedOver(LlmResilience resilience, WebClient webClient, Object request) {
+		Mono<String> answer = resilience.execute("chat",
+				(attempt) -> webClient.post()
+					.uri(attempt.target().baseUrl() + "/v1/chat/completions")
+					.bodyValue(request)
+					.retrieve()
+					.toEntity(String.class)
+					.map((entity) -> {
+						attempt.answered(entity.getHeaders().asMultiValueMap(), entity.getBody());
+						return entity.getBody();
+					}));
+		return answer;
+	}
+
 	// "Operate it", from code
 	static void operate(LlmResilience resilience, org.slf4j.Logger log) {
 		TargetState primary = resilience.state().target("primary");

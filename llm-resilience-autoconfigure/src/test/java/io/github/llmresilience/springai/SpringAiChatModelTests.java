@@ -6,15 +6,19 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.github.llmresilience.autoconfigure.LlmResilienceAutoConfiguration;
 import io.github.llmresilience.autoconfigure.LlmResilienceSpringAiAutoConfiguration;
+import io.github.llmresilience.execute.Answer;
+import io.github.llmresilience.execute.CallObserver;
 import io.github.llmresilience.execute.LlmRejectedException;
 import io.github.llmresilience.execute.LlmStreamInterruptedException;
-import io.github.llmresilience.test.FakeProvider;
+import io.github.llmresilience.target.Target;
 import io.github.llmresilience.test.FakeProvider.Reply;
+import io.github.llmresilience.test.FakeProvider;
 import io.github.llmresilience.test.ManualTime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -30,8 +34,8 @@ import org.springframework.ai.model.anthropic.autoconfigure.AnthropicChatAutoCon
 import org.springframework.ai.model.chat.client.autoconfigure.ChatClientAutoConfiguration;
 import org.springframework.ai.model.openai.autoconfigure.OpenAiChatAutoConfiguration;
 import org.springframework.ai.model.tool.autoconfigure.ToolCallingAutoConfiguration;
-import org.springframework.beans.factory.support.AbstractBeanDefinition;
 import org.springframework.ai.retry.autoconfigure.SpringAiRetryProperties;
+import org.springframework.beans.factory.support.AbstractBeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -102,6 +106,24 @@ class SpringAiChatModelTests {
 			this.provider.always("gpt", Reply.ok(SpringAiBodies.OPENAI_OK));
 			assertThat(context.getBean("chatChatModel", ChatModel.class).call("Hi")).isEqualTo("Hello from gpt");
 			assertThat(this.provider.requests("gpt")).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void theTokensSpringAiReadFromEachAnswerReachTheEngine() {
+		this.provider.always("gpt", Reply.json(503, SpringAiBodies.OPENAI_SERVER_ERROR));
+		this.provider.always("claude", Reply.ok(SpringAiBodies.ANTHROPIC_OK));
+		List<String> told = new CopyOnWriteArrayList<>();
+		runner().withBean(CallObserver.class, () -> new CallObserver() {
+			@Override
+			public void onAnswer(String chain, Target target, Answer answer) {
+				told.add(target.name() + " " + answer.usage());
+			}
+		}).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(text(context.getBean("chatChatModel", ChatModel.class).call(new Prompt("Hi"))))
+				.isEqualTo("Hello from claude");
+			assertThat(told).containsExactly("claude Usage[inputTokens=5, outputTokens=3]");
 		});
 	}
 

@@ -11,6 +11,7 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.github.llmresilience.execute.CallOptions;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.state.TargetState.BreakerState.Status;
 import org.junit.jupiter.api.BeforeEach;
@@ -151,6 +152,8 @@ class StatusPageAndDashboardTests {
 		assertThatThrownBy(() -> this.resilience.call("chat", (attempt) -> {
 			throw new IllegalStateException("not a provider's answer");
 		})).isInstanceOf(IllegalStateException.class);
+		// Primary answers, with the processing time OpenAI reports.
+		assertThat(answer()).isEqualTo(200);
 		// Primary goes down: retries, fallbacks, its breaker opens.
 		this.simulator.mode("primary", "{\"mode\": \"outage\", \"seconds\": 600}");
 		await().atMost(PATIENCE).pollDelay(Duration.ZERO).until(() -> {
@@ -160,6 +163,10 @@ class StatusPageAndDashboardTests {
 		// Then secondary: a call no target can serve.
 		this.simulator.mode("secondary", "{\"mode\": \"outage\", \"seconds\": 600}");
 		await().atMost(PATIENCE).pollDelay(Duration.ZERO).until(() -> answer() == 503);
+		// A call with a fallback: a degraded answer.
+		String degraded = this.resilience.call("chat", CallOptions.NONE, (attempt) -> "never asked",
+				(degradation) -> "cached");
+		assertThat(degraded).isEqualTo("cached");
 
 		String scrape = this.http.get()
 			.uri("/actuator/prometheus")
@@ -186,7 +193,9 @@ class StatusPageAndDashboardTests {
 				"llm_resilience_breaker_slow_call_rate", "llm_resilience_breaker_failure_rate_threshold",
 				"llm_resilience_breaker_slow_call_rate_threshold", "llm_resilience_gated_scopes",
 				"llm_resilience_parked_accounts", "llm_resilience_retries_total", "llm_resilience_calls_seconds_bucket",
-				"http_server_requests_seconds_bucket", "llm_resilience_classification_unclassified_total");
+				"http_server_requests_seconds_bucket", "llm_resilience_classification_unclassified_total",
+				"llm_resilience_provider_processing_seconds_sum", "llm_resilience_calls_backoff_share_ratio_bucket",
+				"llm_resilience_degraded_total");
 		assertThat(exported).containsAll(referenced);
 	}
 

@@ -2,7 +2,9 @@ package io.github.llmresilience.sample.answers;
 
 import java.util.Optional;
 
+import io.github.llmresilience.execute.Attempt;
 import io.github.llmresilience.execute.CallOptions;
+import io.github.llmresilience.execute.LlmFallback;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.sample.provider.ProviderClient;
 import io.github.llmresilience.state.ResilienceState;
@@ -27,10 +29,14 @@ public class Answers {
 
 	private final AnswersProperties properties;
 
-	public Answers(LlmResilience resilience, ProviderClient client, AnswersProperties properties) {
+	private final RecentAnswers recent;
+
+	public Answers(LlmResilience resilience, ProviderClient client, AnswersProperties properties,
+			RecentAnswers recent) {
 		this.resilience = resilience;
 		this.client = client;
 		this.properties = properties;
+		this.recent = recent;
 		// Fail at startup, not on the first question, when a chain names a vendor the
 		// client cannot speak.
 		ResilienceState state = this.resilience.state();
@@ -54,14 +60,33 @@ public class Answers {
 	}
 
 	/**
+	 * Answer through the configured chain, with the fallback's answer when no target can
+	 * serve.
+	 */
+	public Mono<Answer> answer(String question, LlmFallback<Answer> fallback) {
+		return this.resilience.execute(this.properties.getChain(), CallOptions.deadline(this.properties.getDeadline()),
+				(attempt) -> call(attempt, question), fallback);
+	}
+
+	/**
 	 * Answer through a chain.
 	 * @return the answer, or an {@code LlmUnavailableException} or
 	 * {@code LlmRejectedException}
 	 */
 	public Mono<Answer> answer(String chain, String question) {
 		return this.resilience.execute(chain, CallOptions.deadline(this.properties.getDeadline()),
-				(attempt) -> this.client.answer(attempt.target(), question, attempt.idempotencyKey())
-					.map((text) -> new Answer(text, attempt.target().name())));
+				(attempt) -> call(attempt, question));
+	}
+
+	private Mono<Answer> call(Attempt attempt, String question) {
+		return this.client.answer(attempt, question)
+			.map((text) -> new Answer(text, attempt.target().name()))
+			.doOnNext((answer) -> this.recent.remember(question, answer));
+	}
+
+	/** Whether the answers API answers degraded when no target can serve. */
+	public boolean degraded() {
+		return this.properties.isDegraded();
 	}
 
 	/**
@@ -81,8 +106,20 @@ public class Answers {
 	 */
 	public Flux<Token> stream(String question) {
 		return this.resilience.stream(this.properties.getChain(), CallOptions.deadline(this.properties.getDeadline()),
-				(attempt) -> this.client.stream(attempt.target(), question)
-					.map((text) -> new Token(text, attempt.target().name())));
+				(attempt) -> streamCall(attempt, question));
+	}
+
+	/**
+	 * Stream the answer through the configured chain, with the fallback's answer as the
+	 * one token when no target can serve before the first token.
+	 */
+	public Flux<Token> stream(String question, LlmFallback<Token> fallback) {
+		return this.resilience.stream(this.properties.getChain(), CallOptions.deadline(this.properties.getDeadline()),
+				(attempt) -> streamCall(attempt, question), fallback);
+	}
+
+	private Flux<Token> streamCall(Attempt attempt, String question) {
+		return this.client.stream(attempt, question).map((text) -> new Token(text, attempt.target().name()));
 	}
 
 	/**

@@ -7,6 +7,7 @@ import io.github.llmresilience.execute.LlmRejectedException;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.execute.LlmStreamInterruptedException;
 import io.github.llmresilience.execute.LlmUnavailableException;
+import io.github.llmresilience.sample.answers.Answers.Token;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -34,35 +35,48 @@ class AnswersController {
 
 	private final ApiErrors errors;
 
-	AnswersController(Answers answers, LlmResilience resilience, ApiErrors errors) {
+	private final RecentAnswers recent;
+
+	AnswersController(Answers answers, LlmResilience resilience, ApiErrors errors, RecentAnswers recent) {
 		this.answers = answers;
 		this.resilience = resilience;
 		this.errors = errors;
+		this.recent = recent;
 	}
 
+	/**
+	 * The answer and who served it; in degraded mode ({@code sample.answers.degraded}),
+	 * when no target can serve, a recent answer or an honest message served by
+	 * {@code degraded}.
+	 */
 	@PostMapping
 	Mono<Answer> answer(@RequestBody Question question) {
-		return this.answers.answer(question.text());
+		String text = question.text();
+		return this.answers.degraded() ? this.answers.answer(text, this.recent.fallback(text))
+				: this.answers.answer(text);
 	}
 
 	/**
 	 * Events: {@code token} ({@code {"text"}}) for each piece of the answer, then
 	 * {@code done} ({@code {"servedBy"}}), or {@code error} ({@code {"error": {"code",
 	 * "message"}}}) when the stream fails. A 503 with {@code Retry-After} when no target
-	 * of the chain is usable.
+	 * of the chain is usable, or, in degraded mode, the degraded answer as one token and
+	 * {@code done} with {@code servedBy} {@code degraded}.
 	 */
 	@GetMapping("/stream")
 	ResponseEntity<?> stream(@RequestParam String question) {
 		String text = new Question(question).text();
 		String chain = this.answers.chain();
+		boolean degraded = this.answers.degraded();
 		// Known before the first byte: answer with a status and Retry-After, not an
-		// event.
-		if (this.answers.firstUsableTarget(chain).isEmpty()) {
+		// event (in degraded mode, the fallback answers instead).
+		if (!degraded && this.answers.firstUsableTarget(chain).isEmpty()) {
 			return this.errors.unavailable(this.resilience.availableAt(chain), false);
 		}
 		AtomicReference<@Nullable String> servedBy = new AtomicReference<>();
-		Flux<ServerSentEvent<Object>> events = this.answers.stream(text)
-			.doOnNext((token) -> servedBy.set(token.servedBy()))
+		Flux<Token> tokens = degraded ? this.answers.stream(text, this.recent.streamFallback(text))
+				: this.answers.stream(text);
+		Flux<ServerSentEvent<Object>> events = tokens.doOnNext((token) -> servedBy.set(token.servedBy()))
 			.map((token) -> ServerSentEvent.<Object>builder(new TokenEvent(token.text())).event("token").build())
 			.concatWith(Mono
 				.fromSupplier(() -> ServerSentEvent.<Object>builder(new Done(servedBy.get())).event("done").build()))

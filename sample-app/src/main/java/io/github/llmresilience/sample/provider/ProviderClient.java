@@ -11,6 +11,7 @@ import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
+import io.github.llmresilience.execute.Attempt;
 import io.github.llmresilience.extract.ProviderAnswerException;
 import io.github.llmresilience.target.Target;
 import org.jspecify.annotations.Nullable;
@@ -62,10 +63,24 @@ public class ProviderClient {
 	}
 
 	/**
+	 * The text of the attempt's target's answer, sent with the attempt's idempotency key;
+	 * the answer's headers and usage are handed to the attempt (for spend, pools and the
+	 * provider's processing time).
+	 */
+	public Mono<String> answer(Attempt attempt, String question) {
+		return answer(attempt.target(), question, attempt.idempotencyKey(), attempt);
+	}
+
+	/**
 	 * The text of the target's answer.
 	 * @param idempotencyKey sent as {@code Idempotency-Key}, or {@code null}
 	 */
 	public Mono<String> answer(Target target, String question, @Nullable String idempotencyKey) {
+		return answer(target, question, idempotencyKey, null);
+	}
+
+	private Mono<String> answer(Target target, String question, @Nullable String idempotencyKey,
+			@Nullable Attempt attempt) {
 		ChatFormat format = format(target);
 		return this.http.post().uri(url(target, format)).headers((headers) -> {
 			format.authenticate(headers, target.apiKey());
@@ -77,7 +92,7 @@ public class ProviderClient {
 			.bodyValue(format.request(target.model(), question, false))
 			.retrieve()
 			.toEntity(String.class)
-			.map((entity) -> text(target, format, entity));
+			.map((entity) -> text(target, format, entity, attempt));
 	}
 
 	/**
@@ -86,6 +101,18 @@ public class ProviderClient {
 	 * connection with the transport's exception.
 	 */
 	public Flux<String> stream(Target target, String question) {
+		return stream(target, question, null);
+	}
+
+	/**
+	 * The attempt's target's answer as it streams: see {@link #stream(Target, String)};
+	 * the events that carry usage are handed to the attempt.
+	 */
+	public Flux<String> stream(Attempt attempt, String question) {
+		return stream(attempt.target(), question, attempt);
+	}
+
+	private Flux<String> stream(Target target, String question, @Nullable Attempt attempt) {
 		ChatFormat format = format(target);
 		ProviderErrorClassifier classifier = this.classifiers.forProvider(target.provider());
 		return this.http.post()
@@ -103,6 +130,9 @@ public class ProviderClient {
 					sink.error(new ProviderAnswerException(response));
 					return;
 				}
+				if (attempt != null) {
+					attempt.answered(response);
+				}
 				String token = format.token(event.event(), parse(data), data);
 				if (token == null) {
 					sink.complete();
@@ -113,13 +143,16 @@ public class ProviderClient {
 			});
 	}
 
-	private String text(Target target, ChatFormat format, ResponseEntity<String> entity) {
+	private String text(Target target, ChatFormat format, ResponseEntity<String> entity, @Nullable Attempt attempt) {
 		String body = (entity.getBody() != null) ? entity.getBody() : "";
 		Map<String, List<String>> headers = new LinkedHashMap<>();
 		entity.getHeaders().forEach(headers::put);
 		ProviderResponse response = ProviderResponse.of(entity.getStatusCode().value(), headers, body);
 		if (this.classifiers.forProvider(target.provider()).classify(response).outcome() != Outcome.SUCCESS) {
 			throw new ProviderAnswerException(response);
+		}
+		if (attempt != null) {
+			attempt.answered(headers, body);
 		}
 		return format.text(this.json.readTree(body));
 	}

@@ -250,6 +250,10 @@ public final class ProviderSimulator implements SmartLifecycle {
 			return stream(request, target, vendor, prompt, tokens(text), refusal, mode, modelTime, now);
 		}
 		Reply reply = refusal ? vendor.refusal(prompt, now) : vendor.answer(prompt, text, now);
+		if (target.vendor() == SimulatedVendor.OPENAI) {
+			// OpenAI reports its own processing time: the model's, without the network.
+			reply = reply.withHeader("openai-processing-ms", Long.toString(modelTime.toMillis()));
+		}
 		return send(target, mode, reply, modelTime, now);
 	}
 

@@ -1,5 +1,6 @@
 package io.github.llmresilience.sample.simulator;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -13,6 +14,12 @@ record Reply(int status, Map<String, String> headers, String body) {
 
 	static Reply json(int status, String body) {
 		return new Reply(status, Map.of(), body);
+	}
+
+	Reply withHeader(String name, String value) {
+		Map<String, String> headers = new LinkedHashMap<>(this.headers);
+		headers.put(name, value);
+		return new Reply(this.status, headers, this.body);
 	}
 
 }
