@@ -62,14 +62,16 @@ public record TargetDescriptor(String name, String provider, String model, Strin
 	 * @param availableAt when an open breaker lets a trial call through; {@code null}
 	 * when it lets calls through now, or when it is forced open (until an operator closes
 	 * it)
+	 * @param reason {@code spend} when spend opened it; {@code null} otherwise
 	 */
 	public record BreakerDescriptor(String domain, String state, float failureRate, float slowCallRate,
-			int bufferedCalls, int failedCalls, int slowCalls, long notPermittedCalls, @Nullable Instant availableAt) {
+			int bufferedCalls, int failedCalls, int slowCalls, long notPermittedCalls, @Nullable Instant availableAt,
+			@Nullable String reason) {
 
 		static BreakerDescriptor of(BreakerState breaker) {
 			return new BreakerDescriptor(breaker.domain(), breaker.status().name(), breaker.failureRate(),
 					breaker.slowCallRate(), breaker.bufferedCalls(), breaker.failedCalls(), breaker.slowCalls(),
-					breaker.notPermittedCalls(), breaker.availableAt());
+					breaker.notPermittedCalls(), breaker.availableAt(), breaker.reason());
 		}
 
 	}

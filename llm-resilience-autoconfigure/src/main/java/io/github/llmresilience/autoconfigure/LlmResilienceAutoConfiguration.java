@@ -33,6 +33,7 @@ import io.github.llmresilience.extract.OpenAiSdkErrorExtractor;
 import io.github.llmresilience.extract.SpringAiErrorExtractor;
 import io.github.llmresilience.fleet.FleetStore;
 import io.github.llmresilience.retry.RetrySettings;
+import io.github.llmresilience.spend.Price;
 import io.github.llmresilience.target.Secret;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.target.internal.TargetRegistry;
@@ -198,6 +199,7 @@ public final class LlmResilienceAutoConfiguration {
 			.classifiers(classifiers)
 			.classificationRules(rules)
 			.overload(properties.getProviderOverload().toSettings())
+			.spend(properties.getSpend().toSettings())
 			.extractors(extractors)
 			.observer(CompositeCallObserver.of(allObservers))
 			.unclassifiedListener(UnclassifiedListeners.of(listeners.orderedStream().toList()))
@@ -218,6 +220,12 @@ public final class LlmResilienceAutoConfiguration {
 			.values()
 			.forEach((target) -> builder.target(target, options.getOrDefault(target.name(), TargetOptions.DEFAULTS)));
 		canaries(properties, builder, canaryProbe.getIfAvailable(), canaryJudge.getIfAvailable());
+		properties.getTargets().forEach((name, target) -> {
+			Price price = target.getPrice().toPrice();
+			if (price != null) {
+				builder.price(name, price);
+			}
+		});
 		LlmResilienceProperties.Fleet fleet = properties.getFleet();
 		if (fleet.isEnabled()) {
 			FleetStore store = fleetStore.getIfAvailable();

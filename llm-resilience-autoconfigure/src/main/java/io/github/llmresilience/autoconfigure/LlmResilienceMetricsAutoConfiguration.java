@@ -1,10 +1,16 @@
 package io.github.llmresilience.autoconfigure;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.metrics.LlmCallMetrics;
 import io.github.llmresilience.metrics.LlmResilienceStateMetrics;
+import io.github.llmresilience.metrics.SpendMetrics;
+import io.github.llmresilience.metrics.SpendStateMetrics;
 import io.github.llmresilience.metrics.StateChangeMetrics;
 import io.github.llmresilience.metrics.UnclassifiedMetrics;
+import io.github.llmresilience.spend.Price;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.micrometer.tagged.CircuitBreakerMetricNames;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
@@ -33,6 +39,25 @@ public final class LlmResilienceMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	LlmCallMetrics llmCallMetrics(MeterRegistry registry) {
 		return new LlmCallMetrics(registry);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	SpendMetrics llmResilienceSpendMetrics(MeterRegistry registry, LlmResilienceProperties properties) {
+		Map<String, Price> prices = new LinkedHashMap<>();
+		properties.getTargets().forEach((name, target) -> {
+			Price price = target.getPrice().toPrice();
+			if (price != null) {
+				prices.put(name, price);
+			}
+		});
+		return new SpendMetrics(registry, prices);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	SpendStateMetrics llmResilienceSpendStateMetrics(LlmResilience resilience) {
+		return new SpendStateMetrics(resilience);
 	}
 
 	@Bean

@@ -27,6 +27,8 @@ import io.github.llmresilience.execute.UnknownExceptions;
 import io.github.llmresilience.fleet.FleetSettings;
 import io.github.llmresilience.overload.OverloadSettings;
 import io.github.llmresilience.retry.RetrySettings;
+import io.github.llmresilience.spend.Price;
+import io.github.llmresilience.spend.SpendSettings;
 import io.github.llmresilience.throttle.AccountSettings;
 import io.github.llmresilience.throttle.ThrottleSettings;
 import io.github.llmresilience.timeout.AdaptiveSettings;
@@ -91,6 +93,8 @@ public class LlmResilienceProperties implements InitializingBean {
 	private final Fleet fleet = new Fleet();
 
 	private final ProviderOverload providerOverload = new ProviderOverload();
+
+	private final Spend spend = new Spend();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -160,6 +164,10 @@ public class LlmResilienceProperties implements InitializingBean {
 		return this.providerOverload;
 	}
 
+	public Spend getSpend() {
+		return this.spend;
+	}
+
 	@Override
 	public void afterPropertiesSet() {
 		List<Problem> problems = validate();
@@ -213,6 +221,7 @@ public class LlmResilienceProperties implements InitializingBean {
 		this.fleet.validate(PREFIX + ".fleet", problems);
 		this.classification.validate(PREFIX + ".classification", problems);
 		this.providerOverload.validate(PREFIX + ".provider-overload", problems);
+		this.spend.validate(PREFIX + ".spend", problems);
 		requireSlowCallsBelowTimeout(PREFIX + ".breaker.slow-call-duration", this.breaker.getSlowCallDuration(),
 				PREFIX + ".timeouts.attempt", this.timeouts.getAttempt(), problems);
 		requireSlowCallsBelowTimeout(PREFIX + ".breaker.slow-first-token-duration",
@@ -403,6 +412,11 @@ public class LlmResilienceProperties implements InitializingBean {
 
 		private final TimeoutOverrides timeouts = new TimeoutOverrides();
 
+		/**
+		 * What the target's tokens cost; without a price its spend is counted in tokens.
+		 */
+		private final PriceProperties price = new PriceProperties();
+
 		public @Nullable String getProvider() {
 			return this.provider;
 		}
@@ -467,6 +481,10 @@ public class LlmResilienceProperties implements InitializingBean {
 			return this.timeouts;
 		}
 
+		public PriceProperties getPrice() {
+			return this.price;
+		}
+
 		void validate(String property, Breaker breakerDefaults, Timeouts timeoutDefaults, List<Problem> problems) {
 			if (this.provider == null || this.provider.isBlank()) {
 				problems.add(new Problem(property + ".provider", "null",
@@ -480,6 +498,7 @@ public class LlmResilienceProperties implements InitializingBean {
 			}
 			this.breaker.validate(property + ".breaker", breakerDefaults, problems);
 			this.timeouts.validate(property + ".timeouts", timeoutDefaults, problems);
+			this.price.validate(property + ".price", problems);
 		}
 
 		@Override
@@ -1590,6 +1609,148 @@ public class LlmResilienceProperties implements InitializingBean {
 
 		void validate(String property, List<Problem> problems) {
 			build(OverloadSettings.class, under(property), this::toSettings, problems);
+		}
+
+	}
+
+	/**
+	 * The spend trigger: per failure domain, the spend per call of each window (money at
+	 * the target's price, or tokens) against the median of past windows; an alert at
+	 * {@code alert-multiple}, the breaker opened at {@code open-multiple}.
+	 */
+	public static class Spend {
+
+		/** Whether a failure domain's runaway spend per call opens its breaker. */
+		private boolean enabled;
+
+		/** The length of one window; windows start on the epoch, so pods agree. */
+		private Duration window = SpendSettings.DEFAULT_WINDOW;
+
+		/** How many past windows the median spend per call is taken over. */
+		private int history = SpendSettings.DEFAULT_HISTORY;
+
+		/** How many past windows a failure domain needs before it is judged. */
+		private int minWindows = SpendSettings.DEFAULT_MIN_WINDOWS;
+
+		/** How many answers with usage a window needs to be judged and remembered. */
+		private int minCalls = SpendSettings.DEFAULT_MIN_CALLS;
+
+		/** Spend per call, as a multiple of the median, that opens the breaker. */
+		private double openMultiple = SpendSettings.DEFAULT_OPEN_MULTIPLE;
+
+		/** Spend per call, as a multiple of the median, that publishes an alert. */
+		private double alertMultiple = SpendSettings.DEFAULT_ALERT_MULTIPLE;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getWindow() {
+			return this.window;
+		}
+
+		public void setWindow(Duration window) {
+			this.window = window;
+		}
+
+		public int getHistory() {
+			return this.history;
+		}
+
+		public void setHistory(int history) {
+			this.history = history;
+		}
+
+		public int getMinWindows() {
+			return this.minWindows;
+		}
+
+		public void setMinWindows(int minWindows) {
+			this.minWindows = minWindows;
+		}
+
+		public int getMinCalls() {
+			return this.minCalls;
+		}
+
+		public void setMinCalls(int minCalls) {
+			this.minCalls = minCalls;
+		}
+
+		public double getOpenMultiple() {
+			return this.openMultiple;
+		}
+
+		public void setOpenMultiple(double openMultiple) {
+			this.openMultiple = openMultiple;
+		}
+
+		public double getAlertMultiple() {
+			return this.alertMultiple;
+		}
+
+		public void setAlertMultiple(double alertMultiple) {
+			this.alertMultiple = alertMultiple;
+		}
+
+		SpendSettings toSettings() {
+			return new SpendSettings(this.enabled, this.window, this.history, this.minWindows, this.minCalls,
+					this.openMultiple, this.alertMultiple);
+		}
+
+		void validate(String property, List<Problem> problems) {
+			build(SpendSettings.class, under(property), this::toSettings, problems);
+		}
+
+	}
+
+	/**
+	 * What a target's tokens cost, per million, in the application's currency; without
+	 * one, its spend is counted in tokens.
+	 */
+	public static class PriceProperties {
+
+		/** Price of a million input (prompt) tokens; unset is 0 when output is set. */
+		private @Nullable Double input;
+
+		/**
+		 * Price of a million output (completion) tokens; unset is 0 when input is set.
+		 */
+		private @Nullable Double output;
+
+		public @Nullable Double getInput() {
+			return this.input;
+		}
+
+		public void setInput(@Nullable Double input) {
+			this.input = input;
+		}
+
+		public @Nullable Double getOutput() {
+			return this.output;
+		}
+
+		public void setOutput(@Nullable Double output) {
+			this.output = output;
+		}
+
+		/** The price, or {@code null} when neither part is set. */
+		@Nullable Price toPrice() {
+			if (this.input == null && this.output == null) {
+				return null;
+			}
+			return new Price(orDefault(this.input, 0d), orDefault(this.output, 0d));
+		}
+
+		void validate(String property, List<Problem> problems) {
+			if (this.input != null || this.output != null) {
+				build(Price.class, under(property),
+						() -> new Price(orDefault(this.input, 0d), orDefault(this.output, 0d)), problems);
+			}
 		}
 
 	}

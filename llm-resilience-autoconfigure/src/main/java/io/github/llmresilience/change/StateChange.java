@@ -8,9 +8,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One change of state: a breaker transition, a gated quota scope, a parked or locked
- * account, a chain edit, the fleet's store lost or found again. Every change is logged
- * once, counted, kept in the recent-events list and handed to every
- * {@link StateChangeListener}.
+ * account, a chain edit, the fleet's store lost or found again, a domain's spend running
+ * away. Every change is logged once, counted, kept in the recent-events list and handed
+ * to every {@link StateChangeListener}.
  *
  * @param at when it happened
  * @param kind what happened
@@ -46,7 +46,21 @@ public record StateChange(Instant at, Kind kind, String subject, String detail, 
 		 */
 		PROVIDER_OVERLOADED(true),
 		/** A user's classification rule was added, replaced or removed. */
-		CLASSIFICATION_RULES_EDITED(false);
+		CLASSIFICATION_RULES_EDITED(false),
+		/**
+		 * A failure domain's spend per call reached {@code spend.alert-multiple} times
+		 * its trailing median (logged as a warning; the domain stays in service).
+		 */
+		SPEND_ALERT(false, true),
+		/**
+		 * A failure domain's spend per call reached {@code spend.open-multiple} times its
+		 * trailing median: its breaker opens (a {@code breaker-opened} follows).
+		 */
+		SPEND_TRIPPED(true),
+		/**
+		 * A failure domain's spend per call is back below the alert for a whole window.
+		 */
+		SPEND_NORMAL(false);
 
 		private final boolean makesUnusable;
 

@@ -2,7 +2,10 @@ package io.github.llmresilience.execute;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.Map;
 import java.util.Objects;
+import java.util.TreeMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -23,6 +26,8 @@ import io.github.llmresilience.fleet.internal.Fleet;
 import io.github.llmresilience.fleet.internal.FleetSync;
 import io.github.llmresilience.overload.internal.ProviderOverloads;
 import io.github.llmresilience.retry.internal.Backoff;
+import io.github.llmresilience.spend.SpendState;
+import io.github.llmresilience.spend.internal.Spend;
 import io.github.llmresilience.state.FleetState;
 import io.github.llmresilience.state.Operator;
 import io.github.llmresilience.state.ResilienceState;
@@ -64,6 +69,8 @@ public final class LlmResilience implements AutoCloseable {
 
 	private final ClassificationRules rules;
 
+	private final Spend spend;
+
 	LlmResilience(LlmResilienceBuilder builder, TargetRegistry registry, StateChanges events) {
 		UnclassifiedListener unclassified = UnclassifiedListeners.guarded(builder.unclassified);
 		this.context = new CallContext(builder.clock, CallContext.nanoTimeOf(builder.clock), builder.retry,
@@ -87,9 +94,12 @@ public final class LlmResilience implements AutoCloseable {
 						accounts, registry, builder.fleetPod, builder.random, this.rules)
 				: null;
 		this.fleet = (fleet != null) ? fleet : Fleet.NONE;
+		Spend spend = new Spend(builder.spend, builder.clock, events);
+		this.spend = spend;
 		this.targets = new TargetRuntimes(builder, registry, this.context, classifiers, breakers, gate, accounts,
-				this.fleet);
+				this.fleet, spend);
 		if (fleet != null) {
+			fleet.shareSpend(spend);
 			// Every breaker exists now: link them, and learn the fleet's state before the
 			// first call.
 			fleet.start();
@@ -484,6 +494,19 @@ public final class LlmResilience implements AutoCloseable {
 	 */
 	public ResilienceState state() {
 		return this.targets.state();
+	}
+
+	/**
+	 * Each failure domain's spend now, by domain: its current window against the median
+	 * of its past ones; empty when the spend trigger is off.
+	 */
+	public Map<String, SpendState> spend() {
+		if (!this.spend.settings().enabled()) {
+			return Map.of();
+		}
+		Map<String, SpendState> spend = new TreeMap<>();
+		this.spend.all().forEach((domain) -> spend.put(domain.domain(), domain.snapshot()));
+		return Collections.unmodifiableMap(spend);
 	}
 
 	/**

@@ -26,6 +26,8 @@ import io.github.llmresilience.fleet.FleetSettings;
 import io.github.llmresilience.fleet.FleetStore;
 import io.github.llmresilience.overload.OverloadSettings;
 import io.github.llmresilience.retry.RetrySettings;
+import io.github.llmresilience.spend.Price;
+import io.github.llmresilience.spend.SpendSettings;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.target.internal.TargetRegistry;
 import io.github.llmresilience.throttle.AccountSettings;
@@ -108,6 +110,10 @@ public final class LlmResilienceBuilder {
 	@Nullable CanaryProbe canaryProbe;
 
 	@Nullable CanaryJudge canaryJudge;
+
+	SpendSettings spend = SpendSettings.defaults();
+
+	final Map<String, Price> prices = new LinkedHashMap<>();
 
 	LlmResilienceBuilder() {
 	}
@@ -212,6 +218,15 @@ public final class LlmResilienceBuilder {
 	}
 
 	/**
+	 * How each failure domain's spend per call is judged against its trailing median; by
+	 * default off.
+	 */
+	public LlmResilienceBuilder spend(SpendSettings spend) {
+		this.spend = Objects.requireNonNull(spend);
+		return this;
+	}
+
+	/**
 	 * A target's own canary, over the default; {@code null} gives the target none. The
 	 * first target of a failure domain with a canary sends the domain's.
 	 */
@@ -233,6 +248,15 @@ public final class LlmResilienceBuilder {
 	/** The judge of canaries judged by {@link CanarySettings.Judge#PREDICATE}. */
 	public LlmResilienceBuilder canaryJudge(CanaryJudge judge) {
 		this.canaryJudge = Objects.requireNonNull(judge);
+		return this;
+	}
+
+	/**
+	 * What a target's tokens cost; without a price its spend is counted in tokens.
+	 * Targets sharing a failure domain must share a price.
+	 */
+	public LlmResilienceBuilder price(String target, Price price) {
+		this.prices.put(Objects.requireNonNull(target), Objects.requireNonNull(price));
 		return this;
 	}
 

@@ -11,6 +11,7 @@ import io.github.llmresilience.execute.ChainStep.Skip;
 import io.github.llmresilience.fleet.FleetStore.Write;
 import io.github.llmresilience.fleet.internal.Fleet;
 import io.github.llmresilience.retry.internal.RetryBudget;
+import io.github.llmresilience.spend.internal.DomainSpend;
 import io.github.llmresilience.state.TargetState;
 import io.github.llmresilience.state.TargetState.AccountState;
 import io.github.llmresilience.state.TargetState.BreakerState;
@@ -38,6 +39,9 @@ final class TargetRuntime {
 	private final ProviderErrorClassifier classifier;
 
 	private final Breaker breaker;
+
+	/** Its failure domain's spend, which a runaway opens the breaker on. */
+	private final DomainSpend spend;
 
 	private final ThrottleGate gate;
 
@@ -68,12 +72,13 @@ final class TargetRuntime {
 	 */
 	private final Duration minPause;
 
-	TargetRuntime(Target target, ProviderErrorClassifier classifier, Breaker breaker, ThrottleGate gate,
-			Accounts accounts, Fleet fleet, RetryBudget budget, MeasuredTimeout attemptTimeout,
+	TargetRuntime(Target target, ProviderErrorClassifier classifier, Breaker breaker, DomainSpend spend,
+			ThrottleGate gate, Accounts accounts, Fleet fleet, RetryBudget budget, MeasuredTimeout attemptTimeout,
 			MeasuredTimeout firstTokenTimeout, Duration stall, Clock clock, Duration backoffBase) {
 		this.target = target;
 		this.classifier = classifier;
 		this.breaker = breaker;
+		this.spend = spend;
 		this.gate = gate;
 		this.scope = gate.scope(target.quotaScope());
 		this.accounts = accounts;
@@ -175,6 +180,7 @@ final class TargetRuntime {
 		}
 		timeout(streaming).record(nanos);
 		this.accounts.success(this.account);
+		this.spend.record(answer::usage);
 	}
 
 	/** Settle the permit with a failure's verdict. */
@@ -285,7 +291,8 @@ final class TargetRuntime {
 				metrics.getFailureRate(), metrics.getSlowCallRate(), metrics.getNumberOfBufferedCalls(),
 				metrics.getNumberOfSuccessfulCalls(), metrics.getNumberOfFailedCalls(), metrics.getNumberOfSlowCalls(),
 				metrics.getNumberOfSlowSuccessfulCalls(), metrics.getNumberOfNotPermittedCalls(),
-				(at != null && at.isAfter(now)) ? at : null, breaker.settings());
+				(at != null && at.isAfter(now)) ? at : null, breaker.settings(),
+				breaker.isOpenOnSpend() ? BreakerState.SPEND : null);
 	}
 
 	static ScopeState scopeState(ThrottleGate.Scope scope, Instant now) {

@@ -27,6 +27,8 @@ import io.github.llmresilience.fleet.FleetStore.Write;
 import io.github.llmresilience.fleet.internal.Fleet;
 import io.github.llmresilience.classify.internal.RuleClassifier;
 import io.github.llmresilience.retry.internal.RetryBudget;
+import io.github.llmresilience.spend.internal.DomainSpend;
+import io.github.llmresilience.spend.internal.Spend;
 import io.github.llmresilience.state.ChainState;
 import io.github.llmresilience.state.Operator;
 import io.github.llmresilience.state.ProviderState;
@@ -69,9 +71,13 @@ final class TargetRuntimes implements Operator {
 	/** The built-in canary sender, made for the first canary that needs it. */
 	private @Nullable PromptProbe promptProbe;
 
+	private final Spend spend;
+
 	TargetRuntimes(LlmResilienceBuilder builder, TargetRegistry registry, CallContext context,
-			ProviderClassifiers classifiers, Breakers breakers, ThrottleGate gate, Accounts accounts, Fleet fleet) {
+			ProviderClassifiers classifiers, Breakers breakers, ThrottleGate gate, Accounts accounts, Fleet fleet,
+			Spend spend) {
 		this.clock = builder.clock;
+		this.spend = spend;
 		this.fleet = fleet;
 		this.registry = registry;
 		this.breakers = breakers;
@@ -89,6 +95,12 @@ final class TargetRuntimes implements Operator {
 			if (!byName.containsKey(name)) {
 				throw new IllegalArgumentException(
 						"A canary names no target: '" + name + "'; known targets: " + byName.keySet());
+			}
+		}
+		for (String priced : builder.prices.keySet()) {
+			if (!byName.containsKey(priced)) {
+				throw new IllegalArgumentException(
+						"A price names no target: '" + priced + "'; known targets: " + byName.keySet());
 			}
 		}
 		this.byName = Collections.unmodifiableMap(byName);
@@ -119,8 +131,15 @@ final class TargetRuntimes implements Operator {
 		if (canary != null) {
 			breaker.useProbe(canaryTrial(builder, target, canary, context));
 		}
+		DomainSpend spend;
+		try {
+			spend = this.spend.forDomain(breaker, builder.prices.get(target.name()));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("Target '" + target.name() + "': " + ex.getMessage(), ex);
+		}
 		TimeoutSettings timeouts = builder.timeouts;
-		return new TargetRuntime(target, classifier, breaker, this.gate, this.accounts, this.fleet,
+		return new TargetRuntime(target, classifier, breaker, spend, this.gate, this.accounts, this.fleet,
 				RetryBudget.of(builder.clock, builder.retry),
 				new MeasuredTimeout(orDefault(options.attemptTimeout(), timeouts.attempt()), timeouts.adaptive()),
 				new MeasuredTimeout(orDefault(options.firstTokenTimeout(), timeouts.firstToken()), timeouts.adaptive()),
@@ -305,6 +324,7 @@ final class TargetRuntimes implements Operator {
 	public void close(String target) {
 		Breaker breaker = get(target).breaker();
 		breaker.close();
+		acceptSpend(breaker);
 		this.fleet.command(Write.Kind.BREAKER, breaker.domain(), "closed");
 	}
 
@@ -312,7 +332,19 @@ final class TargetRuntimes implements Operator {
 	public void reset(String target) {
 		Breaker breaker = get(target).breaker();
 		breaker.reset();
+		acceptSpend(breaker);
 		this.fleet.command(Write.Kind.BREAKER, breaker.domain(), "closed");
+	}
+
+	/**
+	 * An operator who closes a domain's breaker accepts its spend as it is: its history
+	 * is forgotten and learnt again, else a runaway's level would open it at once.
+	 */
+	private void acceptSpend(Breaker breaker) {
+		DomainSpend spend = this.spend.get(breaker.domain());
+		if (spend != null) {
+			spend.forget();
+		}
 	}
 
 	@Override

@@ -64,9 +64,23 @@ public interface FleetStore extends AutoCloseable {
 	 * @param probeInterval the fleet's probe interval, or {@code null}
 	 * @param wantsProbe whether this pod has a call waiting to be the domain's trial
 	 * @param probeLease how long a won lease lasts
+	 * @param spendWindow the index of the pod's current spend window (its start divided
+	 * by its length, in epoch milliseconds), or {@code -1} when spend is not judged
+	 * @param spendWindowMillis the spend window's length
+	 * @param spendCalls answers with usage the pod counted in that window since its last
+	 * sync
+	 * @param spend their spend (money or tokens, zero or positive)
 	 */
 	record DomainCounts(String domain, long calls, long failures, long slow, BreakerSettings settings,
-			@Nullable Duration probeInterval, boolean wantsProbe, Duration probeLease) {
+			@Nullable Duration probeInterval, boolean wantsProbe, Duration probeLease, long spendWindow,
+			long spendWindowMillis, long spendCalls, double spend) {
+
+		/** Counts without spend. */
+		public DomainCounts(String domain, long calls, long failures, long slow, BreakerSettings settings,
+				@Nullable Duration probeInterval, boolean wantsProbe, Duration probeLease) {
+			this(domain, calls, failures, slow, settings, probeInterval, wantsProbe, probeLease, -1, 0, 0, 0);
+		}
+
 	}
 
 	/**
@@ -144,9 +158,21 @@ public interface FleetStore extends AutoCloseable {
 	 * @param prober the pod holding the probe lease, or empty
 	 * @param probeGranted whether this pod just won the lease
 	 * @param reason why the status last changed
+	 * @param spendWindow the spend window the pod sent, or {@code -1} when it sent none
+	 * @param spendCalls the fleet's answers with usage in that window
+	 * @param spend their spend
 	 */
 	record DomainView(String domain, String status, long untilMillis, long generation, int openings, long calls,
-			long failures, long slow, String prober, boolean probeGranted, String reason) {
+			long failures, long slow, String prober, boolean probeGranted, String reason, long spendWindow,
+			long spendCalls, double spend) {
+
+		/** A domain's view without spend. */
+		public DomainView(String domain, String status, long untilMillis, long generation, int openings, long calls,
+				long failures, long slow, String prober, boolean probeGranted, String reason) {
+			this(domain, status, untilMillis, generation, openings, calls, failures, slow, prober, probeGranted, reason,
+					-1, 0, 0);
+		}
+
 	}
 
 	/**

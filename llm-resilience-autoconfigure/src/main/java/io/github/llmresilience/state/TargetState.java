@@ -47,10 +47,24 @@ public record TargetState(String name, String provider, String model, String reg
 	 * @param availableAt when an open breaker lets a trial call through; {@code null}
 	 * when it lets calls through now, or when it is held open by an operator
 	 * @param settings its thresholds
+	 * @param reason why an open or half-open breaker opened when it was not its failure
+	 * or slow-call rate: {@code spend} (its spend per call ran away); {@code null}
+	 * otherwise
 	 */
 	public record BreakerState(String domain, Status status, float failureRate, float slowCallRate, int bufferedCalls,
 			int successfulCalls, int failedCalls, int slowCalls, int slowSuccessfulCalls, long notPermittedCalls,
-			@Nullable Instant availableAt, BreakerSettings settings) {
+			@Nullable Instant availableAt, BreakerSettings settings, @Nullable String reason) {
+
+		/** The reason that spend opened a breaker. */
+		public static final String SPEND = "spend";
+
+		/** A breaker's state with no reason beyond its rates. */
+		public BreakerState(String domain, Status status, float failureRate, float slowCallRate, int bufferedCalls,
+				int successfulCalls, int failedCalls, int slowCalls, int slowSuccessfulCalls, long notPermittedCalls,
+				@Nullable Instant availableAt, BreakerSettings settings) {
+			this(domain, status, failureRate, slowCallRate, bufferedCalls, successfulCalls, failedCalls, slowCalls,
+					slowSuccessfulCalls, notPermittedCalls, availableAt, settings, null);
+		}
 
 		/** Where a breaker stands (Resilience4j's states, by the same names). */
 		public enum Status {

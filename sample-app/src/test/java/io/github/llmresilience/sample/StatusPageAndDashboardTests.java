@@ -1,6 +1,7 @@
 package io.github.llmresilience.sample;
 
 import java.io.IOException;
+import java.net.ConnectException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -163,9 +164,11 @@ class StatusPageAndDashboardTests {
 		// Then secondary: a call no target can serve.
 		this.simulator.mode("secondary", "{\"mode\": \"outage\", \"seconds\": 600}");
 		await().atMost(PATIENCE).pollDelay(Duration.ZERO).until(() -> answer() == 503);
-		// A call with a fallback: a degraded answer.
-		String degraded = this.resilience.call("chat", CallOptions.NONE, (attempt) -> "never asked",
-				(degradation) -> "cached");
+		// A call with a fallback: a degraded answer. A target whose breaker is not open
+		// yet is tried, and refuses the connection as a provider that is down would.
+		String degraded = this.resilience.call("chat", CallOptions.NONE, (attempt) -> {
+			throw new ConnectException("Connection refused: " + attempt.target().name());
+		}, (degradation) -> "cached");
 		assertThat(degraded).isEqualTo("cached");
 
 		String scrape = this.http.get()

@@ -95,6 +95,15 @@ public final class Breaker {
 	/** Canary trials sent so far. Guarded by this. */
 	private long probeTrials;
 
+	/** Why the next opening happens, when spend makes it; read by its event. */
+	private volatile @Nullable String spendReason;
+
+	/** Whether the opening under way is spend's; read when it lands. */
+	private volatile boolean spendOpening;
+
+	/** Whether spend opened this breaker, until it closes. */
+	private volatile boolean openedOnSpend;
+
 	Breaker(String domain, CircuitBreaker circuitBreaker, BreakerSettings settings, Clock clock) {
 		this.domain = domain;
 		this.circuitBreaker = circuitBreaker;
@@ -302,6 +311,8 @@ public final class Breaker {
 		if (probe != null) {
 			probe.wakeAt(this, this.openUntilMillis);
 		}
+		this.openedOnSpend = this.spendOpening;
+		this.spendOpening = false;
 	}
 
 	synchronized void halfOpened() {
@@ -311,6 +322,7 @@ public final class Breaker {
 
 	synchronized void closed() {
 		this.openings = 0;
+		this.openedOnSpend = false;
 		endTrial(true);
 		this.fleetHeld = false;
 		this.probeInFlight = 0;
@@ -331,6 +343,45 @@ public final class Breaker {
 	@Nullable String takeFleetReason() {
 		String reason = this.fleetReason;
 		this.fleetReason = null;
+		return reason;
+	}
+
+	// Spend: a runaway bill opens the breaker like a failure rate would.
+
+	/**
+	 * Open a closed breaker because its domain's spend per call ran away. It stays open
+	 * for the open duration, then lets the usual half-open trial through, which closes
+	 * it; an open, half-open, forced-open or disabled breaker, or one the fleet holds, is
+	 * left as it is.
+	 * @param detail the spend figures, for the event
+	 * @return whether this call opened it
+	 */
+	public synchronized boolean openOnSpend(String detail) {
+		if (this.fleetHeld || this.circuitBreaker.getState() != CircuitBreaker.State.CLOSED) {
+			return false;
+		}
+		this.spendReason = "spend: " + detail;
+		this.spendOpening = true;
+		try {
+			this.circuitBreaker.transitionToOpenState();
+		}
+		finally {
+			// Read by the transition's event; never left for a later transition.
+			this.spendReason = null;
+			this.spendOpening = false;
+		}
+		return true;
+	}
+
+	/** Whether spend opened this breaker and it has not closed since. */
+	public boolean isOpenOnSpend() {
+		return this.openedOnSpend;
+	}
+
+	/** Why the transition being published happens, when spend makes it. */
+	@Nullable String takeSpendReason() {
+		String reason = this.spendReason;
+		this.spendReason = null;
 		return reason;
 	}
 

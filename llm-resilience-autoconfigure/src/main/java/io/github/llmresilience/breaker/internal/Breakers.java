@@ -121,9 +121,12 @@ public final class Breakers {
 	private void onTransition(Breaker breaker, CircuitBreakerOnStateTransitionEvent event) {
 		CircuitBreaker.State to = event.getStateTransition().getToState();
 		CircuitBreaker.Metrics metrics = breaker.circuitBreaker().getMetrics();
-		String fleetReason = breaker.takeFleetReason();
-		String detail = (fleetReason != null)
-				? event.getStateTransition().getFromState() + " -> " + to + " (" + fleetReason + ")"
+		// A transition the fleet or spend made says so; else the rates that made it.
+		String reason = breaker.takeFleetReason();
+		if (reason == null) {
+			reason = breaker.takeSpendReason();
+		}
+		String detail = (reason != null) ? event.getStateTransition().getFromState() + " -> " + to + " (" + reason + ")"
 				: String.format("%s -> %s (failure rate %.1f%%, slow-call rate %.1f%%, %d calls)",
 						event.getStateTransition().getFromState(), to, metrics.getFailureRate(),
 						metrics.getSlowCallRate(), metrics.getNumberOfBufferedCalls());

@@ -42,6 +42,7 @@ public abstract class LlmResilienceEvent extends ApplicationEvent {
 			case FLEET_CONNECTED, FLEET_DISCONNECTED -> new FleetConnectionEvent(change);
 			case PROVIDER_OVERLOADED -> new ProviderOverloadedEvent(change);
 			case CLASSIFICATION_RULES_EDITED -> new ClassificationRulesEditedEvent(change);
+			case SPEND_ALERT, SPEND_TRIPPED, SPEND_NORMAL -> new SpendEvent(change);
 		};
 	}
 

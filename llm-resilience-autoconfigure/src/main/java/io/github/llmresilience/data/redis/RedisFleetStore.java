@@ -1,5 +1,6 @@
 package io.github.llmresilience.data.redis;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -91,6 +92,11 @@ public final class RedisFleetStore implements FleetStore {
 			args.add(Long.toString((domain.probeInterval() != null) ? domain.probeInterval().toMillis() : 0));
 			args.add(domain.wantsProbe() ? "1" : "0");
 			args.add(Long.toString(domain.probeLease().toMillis()));
+			args.add(Long.toString(domain.spendWindow()));
+			args.add(Long.toString(domain.spendWindowMillis()));
+			args.add(Long.toString(domain.spendCalls()));
+			// Plain digits: Redis reads the increment of HINCRBYFLOAT as a decimal.
+			args.add(BigDecimal.valueOf(finite(domain.spend())).toPlainString());
 		}
 		args.add(Integer.toString(sync.writes().size()));
 		for (Write write : sync.writes()) {
@@ -107,6 +113,11 @@ public final class RedisFleetStore implements FleetStore {
 			throw new IllegalStateException("The fleet script returned nothing");
 		}
 		return parse(answer);
+	}
+
+	/** A spend that is not a finite, non-negative number counts nothing. */
+	private static double finite(double spend) {
+		return (spend >= 0 && !Double.isInfinite(spend)) ? spend : 0;
 	}
 
 	static View parse(String answer) {
@@ -127,7 +138,9 @@ public final class RedisFleetStore implements FleetStore {
 					case "seq" -> operation = Long.parseLong(f[1]);
 					case "d" -> domains.add(new DomainView(f[1], f[2], Long.parseLong(f[3]), Long.parseLong(f[4]),
 							Integer.parseInt(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]), Long.parseLong(f[8]),
-							f[9], "1".equals(f[10]), (f.length > 11) ? f[11] : ""));
+							f[9], "1".equals(f[10]), (f.length > 11) ? f[11] : "",
+							(f.length > 14) ? Long.parseLong(f[12]) : -1, (f.length > 14) ? Long.parseLong(f[13]) : 0,
+							(f.length > 14) ? finite(Double.parseDouble(f[14])) : 0));
 					case "h" -> {
 						Write.Kind kind = switch (f[1]) {
 							case "g" -> Write.Kind.GATE;

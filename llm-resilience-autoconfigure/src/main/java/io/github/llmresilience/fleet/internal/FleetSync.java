@@ -29,6 +29,8 @@ import io.github.llmresilience.fleet.FleetStore.DomainView;
 import io.github.llmresilience.fleet.FleetStore.Hold;
 import io.github.llmresilience.fleet.FleetStore.Operation;
 import io.github.llmresilience.fleet.FleetStore.Write;
+import io.github.llmresilience.spend.internal.DomainSpend;
+import io.github.llmresilience.spend.internal.Spend;
 import io.github.llmresilience.state.FleetState;
 import io.github.llmresilience.target.internal.TargetRegistry;
 import io.github.llmresilience.throttle.internal.Accounts;
@@ -73,6 +75,9 @@ public final class FleetSync implements Fleet {
 	/** The classification rules, shared when given; {@code null} to share none. */
 	private final @Nullable ClassificationRules rules;
 
+	/** The reason the fleet gives a breaker status an operator set. */
+	private static final String OPERATOR = "by an operator";
+
 	/** Where this pod's own edits are told from the fleet's. */
 	static final String SOURCE = "fleet";
 
@@ -101,6 +106,9 @@ public final class FleetSync implements Fleet {
 
 	private volatile boolean closed;
 
+	/** Each domain's spend, summed across the fleet per window; {@code null} for none. */
+	private @Nullable Spend spend;
+
 	/**
 	 * @param pod this pod's id: unique in the fleet, names the prober
 	 * @param random the source of gate jitter, uniform in [0, 1)
@@ -128,6 +136,14 @@ public final class FleetSync implements Fleet {
 	}
 
 	/**
+	 * Sum each domain's spend across the fleet, window by window: set before
+	 * {@link #start()}.
+	 */
+	public void shareSpend(Spend spend) {
+		this.spend = spend;
+	}
+
+	/**
 	 * Link every breaker, sync once on the caller's thread (so that a new pod knows the
 	 * fleet's gates, parks, locks and open domains before its first call; bounded by the
 	 * store's command timeout), then sync every interval and on every hint.
@@ -142,7 +158,8 @@ public final class FleetSync implements Fleet {
 	 */
 	void start(boolean periodic) {
 		for (Breaker breaker : this.breakers.all()) {
-			Link link = new Link(breaker);
+			Spend spend = this.spend;
+			Link link = new Link(breaker, (spend != null) ? spend.get(breaker.domain()) : null);
 			this.links.put(breaker.domain(), link);
 			breaker.share(link);
 		}
@@ -464,6 +481,12 @@ public final class FleetSync implements Fleet {
 
 		private final Breaker breaker;
 
+		/** The domain's spend, or {@code null} when it is not judged. */
+		private final @Nullable DomainSpend spend;
+
+		/** What was taken of the spend for the sync under way. */
+		private DomainSpend.@Nullable Unsent sentSpend;
+
 		private final LongAdder calls = new LongAdder();
 
 		private final LongAdder failures = new LongAdder();
@@ -478,8 +501,9 @@ public final class FleetSync implements Fleet {
 
 		private long grantedAtMillis;
 
-		Link(Breaker breaker) {
+		Link(Breaker breaker, @Nullable DomainSpend spend) {
 			this.breaker = breaker;
+			this.spend = spend;
 		}
 
 		@Override
@@ -511,9 +535,13 @@ public final class FleetSync implements Fleet {
 			}
 			boolean wantsProbe = this.breaker.takeDemand() && this.breaker.isFleetHeld()
 					&& !this.breaker.isTrialGranted();
+			DomainSpend.Unsent spent = (this.spend != null) ? this.spend.takeUnsent() : null;
+			this.sentSpend = spent;
 			return new FleetStore.DomainCounts(this.breaker.domain(), this.calls.sumThenReset(),
 					this.failures.sumThenReset(), this.slow.sumThenReset(), this.breaker.settings(),
-					FleetSync.this.settings.probeInterval(), wantsProbe, FleetSync.this.settings.probeLease());
+					FleetSync.this.settings.probeInterval(), wantsProbe, FleetSync.this.settings.probeLease(),
+					(spent != null) ? spent.window() : -1, (spent != null) ? spent.windowMillis() : 0,
+					(spent != null) ? spent.calls() : 0, (spent != null) ? spent.spend() : 0);
 		}
 
 		void leave() {
@@ -525,18 +553,37 @@ public final class FleetSync implements Fleet {
 			this.calls.add(counts.calls());
 			this.failures.add(counts.failures());
 			this.slow.add(counts.slow());
+			DomainSpend.Unsent spent = this.sentSpend;
+			if (this.spend != null && spent != null) {
+				this.spend.giveBack(spent);
+			}
+			this.sentSpend = null;
 		}
 
 		void apply(DomainView view, long offset) {
 			if (view.generation() != this.generation) {
+				// A first view (a new pod, or the store back) tells a state, not a
+				// change.
+				boolean changed = this.generation >= 0;
 				this.generation = view.generation();
 				switch (view.status()) {
 					case "open" -> this.breaker.followOpen(view.untilMillis() + offset, view.reason());
-					case "closed" -> this.breaker.followClosed(view.reason());
+					case "closed" -> {
+						this.breaker.followClosed(view.reason());
+						if (changed && this.spend != null && OPERATOR.equals(view.reason())) {
+							// An operator closed it on some pod just now, accepting its
+							// spend.
+							this.spend.forget();
+						}
+					}
 					case "forced-open" -> this.breaker.followForcedOpen();
 					case "disabled" -> this.breaker.followDisabled();
 					default -> logger.debug("Unknown fleet breaker status '{}'", view.status());
 				}
+			}
+			this.sentSpend = null;
+			if (this.spend != null && view.spendWindow() >= 0) {
+				this.spend.follow(view.spendWindow(), view.spendCalls(), view.spend());
 			}
 			if (view.probeGranted()) {
 				this.trialGeneration = view.generation();

@@ -5,9 +5,10 @@
 -- ARGV[2]: the counting window in seconds
 -- ARGV[3]: the last operation this pod applied (-1: a new pod, which takes the state as it is)
 -- ARGV[4]: this pod's id (names the prober)
--- ARGV[5]: the number of failure domains D, then 12 values per domain:
+-- ARGV[5]: the number of failure domains D, then 16 values per domain:
 --   domain, calls, failures, slow, minimum calls, failure rate %, slow-call rate %,
---   open ms, open max ms, probe interval ms (0: none), wants probe (0/1), lease ms
+--   open ms, open max ms, probe interval ms (0: none), wants probe (0/1), lease ms,
+--   spend window index (-1: spend not judged), spend window ms, spend calls, spend
 -- then the number of writes W, then 4 values per write: kind, subject, value, number
 -- Returns the fleet's state as lines of tab-separated fields (see RedisFleetStore).
 local prefix = ARGV[1]
@@ -80,8 +81,10 @@ for n = 1, d_count do
   domains[n] = { name = ARGV[i], calls = tonumber(ARGV[i + 1]), failures = tonumber(ARGV[i + 2]),
     slow = tonumber(ARGV[i + 3]), min = tonumber(ARGV[i + 4]), frate = tonumber(ARGV[i + 5]),
     srate = tonumber(ARGV[i + 6]), open = tonumber(ARGV[i + 7]), open_max = tonumber(ARGV[i + 8]),
-    probe = tonumber(ARGV[i + 9]), wants = ARGV[i + 10] == '1', lease = tonumber(ARGV[i + 11]) }
-  i = i + 12
+    probe = tonumber(ARGV[i + 9]), wants = ARGV[i + 10] == '1', lease = tonumber(ARGV[i + 11]),
+    swin = tonumber(ARGV[i + 12]) or -1, swin_ms = tonumber(ARGV[i + 13]) or 0, scalls = tonumber(ARGV[i + 14]) or 0,
+    spend = ARGV[i + 15] }
+  i = i + 16
 end
 local by_name = {}
 for _, d in ipairs(domains) do by_name[d.name] = d end
@@ -189,8 +192,28 @@ for _, d in ipairs(domains) do
     if redis.call('SET', lease, pod, 'NX', 'PX', d.lease) then granted = 1 end
   end
   local prober = redis.call('GET', lease) or ''
+  -- Spend: every pod's answers and spend of one window summed, by the pods' own window
+  -- index (epoch-aligned, so pods agree on it); the two latest windows are kept.
+  local scalls, sspend = 0, '0'
+  if d.swin >= 0 and d.swin_ms > 0 then
+    local skey = prefix .. 's:' .. d.name
+    if d.scalls > 0 then
+      redis.call('HINCRBY', skey, d.swin .. ':c', d.scalls)
+      redis.call('HINCRBYFLOAT', skey, d.swin .. ':s', d.spend)
+    end
+    redis.call('PEXPIRE', skey, d.swin_ms * 3)
+    local v = redis.call('HMGET', skey, d.swin .. ':c', d.swin .. ':s')
+    scalls = tonumber(v[1] or '0') or 0
+    sspend = v[2] or '0'
+    local old = {}
+    for _, f in ipairs(redis.call('HKEYS', skey)) do
+      local w = tonumber(string.match(f, '^(%d+):'))
+      if w == nil or w < d.swin - 1 then old[#old + 1] = f end
+    end
+    if #old > 0 then redis.call('HDEL', skey, unpack(old)) end
+  end
   lines[#lines + 1] = table.concat({ 'd', d.name, b.s, string.format('%d', b.u), b.g, b.n, calls, failures, slow,
-    prober, granted, b.w }, '\t')
+    prober, granted, b.w, string.format('%d', d.swin), string.format('%d', scalls), sspend }, '\t')
 end
 
 -- Holds in force.

@@ -55,6 +55,27 @@ class RedisFleetStoreTests {
 				failures, 0, BREAKER, Duration.ofSeconds(1), wantsProbe, Duration.ofSeconds(10))), List.of(writes)));
 	}
 
+	View spend(String pod, long window, long calls, double spend) {
+		return this.store.sync(new Sync(pod, -1, Duration.ofSeconds(30), List.of(new DomainCounts(DOMAIN, 0, 0, 0,
+				BREAKER, null, false, Duration.ofSeconds(10), window, 60_000, calls, spend)), List.of()));
+	}
+
+	@Test
+	void spendFromSeveralPodsIsSummedPerWindowAndTheTwoLatestAreKept() {
+		DomainView a = spend("a", 100, 3, 0.0075).domains().get(0);
+		assertThat(a.spendWindow()).isEqualTo(100);
+		assertThat(a.spendCalls()).isEqualTo(3);
+		DomainView b = spend("b", 100, 2, 0.005).domains().get(0);
+		assertThat(b.spendCalls()).isEqualTo(5);
+		assertThat(b.spend()).isCloseTo(0.0125, org.assertj.core.data.Offset.offset(1e-12));
+		// The next window starts from zero; the one before the last is dropped.
+		assertThat(spend("a", 101, 1, 1).domains().get(0).spendCalls()).isEqualTo(1);
+		assertThat(spend("a", 102, 0, 0).domains().get(0).spendCalls()).isZero();
+		assertThat(spend("b", 100, 0, 0).domains().get(0).spendCalls()).isZero();
+		// A pod that judges no spend sends none and is told none.
+		assertThat(sync("c", 0, 0, false).domains().get(0).spendWindow()).isEqualTo(-1);
+	}
+
 	@Test
 	void countsFromSeveralPodsOpenTheDomainOnceTheyReachTheMinimum() {
 		assertThat(sync("a", 2, 2, false).domains().get(0).status()).isEqualTo("closed");

@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,6 +58,9 @@ public final class ProviderSimulator implements SmartLifecycle {
 
 	/** A slow target takes this many times the normal latency. */
 	private static final int SLOW_FACTOR = 8;
+
+	/** How many times longer a {@code longer} target's answers are. */
+	private static final int LONGER_FACTOR = 4;
 
 	private final SimulatedProviders providers;
 
@@ -246,6 +250,11 @@ public final class ProviderSimulator implements SmartLifecycle {
 		Duration modelTime = (mode == Mode.SLOW) ? latency.multipliedBy(SLOW_FACTOR) : latency;
 		String text = "This is a simulated answer from " + target.name() + " (" + prompt.model() + ") to: "
 				+ abbreviate(prompt.question());
+		if (mode == Mode.LONGER) {
+			// The usage each vendor reports counts the answer's words, so it grows alike;
+			// the latency stays, so that only the spend tells.
+			text = String.join(" ", Collections.nCopies(LONGER_FACTOR, text));
+		}
 		if (prompt.stream()) {
 			return stream(request, target, vendor, prompt, tokens(text), refusal, mode, modelTime, now);
 		}

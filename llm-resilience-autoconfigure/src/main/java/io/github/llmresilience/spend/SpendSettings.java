@@ -1,0 +1,91 @@
+package io.github.llmresilience.spend;
+
+import java.time.Duration;
+
+/**
+ * How the spend trigger judges each failure domain. Every window (aligned on the epoch,
+ * so pods and restarts agree on its edges), a domain's spend per call (money at the
+ * target's {@link Price}, or tokens without one) is compared with the median of its last
+ * {@code history} windows: at {@code alertMultiple} times the median an alert is
+ * published, at {@code openMultiple} times the domain's breaker opens. A component out of
+ * its range fails construction.
+ *
+ * @param enabled whether spend is judged at all (the spend meter counts either way)
+ * @param window the length of one window (1 s to 1 day)
+ * @param history how many past windows the median is taken over (3 to 1,000)
+ * @param minWindows how many past windows are needed before a domain is judged (1 to
+ * {@code history})
+ * @param minCalls how many answers with usage a window needs to be judged, and to join
+ * the history (1 to 1,000,000)
+ * @param openMultiple the spend per call, as a multiple of the median, that opens the
+ * breaker (above 1, at most 1,000, above {@code alertMultiple})
+ * @param alertMultiple the spend per call, as a multiple of the median, that publishes an
+ * alert (above 1, below {@code openMultiple})
+ */
+public record SpendSettings(boolean enabled, Duration window, int history, int minWindows, int minCalls,
+		double openMultiple, double alertMultiple) {
+
+	/** The default {@link #window()}: 5 minutes. */
+	public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(5);
+
+	/** The default {@link #history()}: 12 windows, an hour at the default window. */
+	public static final int DEFAULT_HISTORY = 12;
+
+	/** The default {@link #minWindows()}: 3 windows. */
+	public static final int DEFAULT_MIN_WINDOWS = 3;
+
+	/** The default {@link #minCalls()}: 10 answers. */
+	public static final int DEFAULT_MIN_CALLS = 10;
+
+	/** The default {@link #openMultiple()}: 3 times the median. */
+	public static final double DEFAULT_OPEN_MULTIPLE = 3.0;
+
+	/** The default {@link #alertMultiple()}: 2 times the median. */
+	public static final double DEFAULT_ALERT_MULTIPLE = 2.0;
+
+	/**
+	 * Check every component.
+	 * @throws IllegalArgumentException naming the first component out of its range, the
+	 * range and the value
+	 */
+	public SpendSettings {
+		if (window == null || window.compareTo(Duration.ofSeconds(1)) < 0 || window.compareTo(Duration.ofDays(1)) > 0) {
+			throw new IllegalArgumentException("window must be between 1 s and 1 day, was " + window);
+		}
+		requireRange("history", history, 3, 1000);
+		if (minWindows < 1 || minWindows > history) {
+			throw new IllegalArgumentException(
+					"minWindows must be between 1 and history (" + history + "), was " + minWindows);
+		}
+		requireRange("minCalls", minCalls, 1, 1_000_000);
+		if (!(alertMultiple > 1 && alertMultiple <= 1000)) {
+			throw new IllegalArgumentException("alertMultiple must be above 1 and at most 1000, was " + alertMultiple);
+		}
+		if (!(openMultiple > 1 && openMultiple <= 1000)) {
+			throw new IllegalArgumentException("openMultiple must be above 1 and at most 1000, was " + openMultiple);
+		}
+		if (!(openMultiple > alertMultiple)) {
+			throw new IllegalArgumentException(
+					"openMultiple must be above alertMultiple (" + alertMultiple + "), was " + openMultiple);
+		}
+	}
+
+	/** Off, with the default thresholds ready for when it is turned on. */
+	public static SpendSettings defaults() {
+		return new SpendSettings(false, DEFAULT_WINDOW, DEFAULT_HISTORY, DEFAULT_MIN_WINDOWS, DEFAULT_MIN_CALLS,
+				DEFAULT_OPEN_MULTIPLE, DEFAULT_ALERT_MULTIPLE);
+	}
+
+	/** The same thresholds, judged. */
+	public SpendSettings enable() {
+		return new SpendSettings(true, this.window, this.history, this.minWindows, this.minCalls, this.openMultiple,
+				this.alertMultiple);
+	}
+
+	private static void requireRange(String name, int value, int min, int max) {
+		if (value < min || value > max) {
+			throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", was " + value);
+		}
+	}
+
+}

@@ -1,0 +1,298 @@
+package io.github.llmresilience.spend.internal;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.breaker.internal.Breaker;
+import io.github.llmresilience.breaker.internal.Breakers;
+import io.github.llmresilience.change.StateChange;
+import io.github.llmresilience.change.internal.StateChanges;
+import io.github.llmresilience.classify.Outcome;
+import io.github.llmresilience.spend.Price;
+import io.github.llmresilience.spend.SpendSettings;
+import io.github.llmresilience.test.ManualTime;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * A domain's spend per call is judged against the median of its past windows: answers
+ * four times longer open the breaker within a window, twice the calls at the same size do
+ * not, the alert is published once per crossing, garbage usage counts nothing, a runaway
+ * never teaches the median its own level, and forgetting the history accepts the new
+ * level.
+ */
+class DomainSpendTests {
+
+	private static final String DOMAIN = "openai/gpt-4o/us";
+
+	private static final Duration WINDOW = Duration.ofMinutes(1);
+
+	private static final Duration OPEN = Duration.ofSeconds(30);
+
+	/** One-minute windows, a median of 12, judged after 3, 10 answers a window. */
+	private static final SpendSettings SETTINGS = new SpendSettings(true, WINDOW, 12, 3, 10, 3.0, 2.0);
+
+	private static final BreakerSettings BREAKER = new BreakerSettings(20, 10, 50, Duration.ofSeconds(10), 50, OPEN,
+			Duration.ofMinutes(15), 1);
+
+	private final ManualTime time = new ManualTime();
+
+	private final List<StateChange> events = new CopyOnWriteArrayList<>();
+
+	private final StateChanges changes = new StateChanges(this.time);
+
+	private final Breakers breakers = new Breakers(this.time, this.changes);
+
+	private Breaker breaker = this.breakers.forDomain(DOMAIN, BREAKER, (error) -> null);
+
+	private Spend spend = new Spend(SETTINGS, this.time, this.changes);
+
+	private DomainSpend domain = this.spend.forDomain(this.breaker, null);
+
+	DomainSpendTests() {
+		this.changes.addListener(this.events::add);
+	}
+
+	@Test
+	void answersFourTimesLongerOpenTheBreakerWithinOneWindow() {
+		steadyWindows(6, 20, 100, 1000);
+		// Answers four times longer from the middle of a window on: the window mixes
+		// both, so its spend per call climbs past 2x (the alert), then 3x.
+		for (int i = 0; i < 10; i++) {
+			answer(100, 1000);
+			this.time.advance(WINDOW.dividedBy(20));
+		}
+		long changedAt = this.time.millis();
+		int served = 0;
+		long openedAt = 0;
+		while (served < 200) {
+			answer(100, 4000);
+			served++;
+			if (this.breaker.state() != State.CLOSED) {
+				openedAt = this.time.millis();
+				break;
+			}
+			this.time.advance(WINDOW.dividedBy(20));
+		}
+		assertThat(this.breaker.state()).isEqualTo(State.OPEN);
+		// The mixed window ends at (10 x 1,100 + 10 x 4,100) / (20 x 1,100) = 2.4x; the
+		// next one reaches 3.7x at its tenth answer: the rest of the changed window and
+		// nine answers' spacing after the change.
+		assertThat(Duration.ofMillis(openedAt - changedAt))
+			.isEqualTo(WINDOW.dividedBy(2).plus(WINDOW.dividedBy(20).multipliedBy(9)))
+			.isLessThanOrEqualTo(WINDOW);
+		assertThat(this.breaker.isOpenOnSpend()).isTrue();
+		// (100 + 4000) / (100 + 1000) = 3.7x the median per call once the window is all
+		// runaway; the alert came first.
+		assertThat(kinds()).containsSubsequence(StateChange.Kind.SPEND_ALERT, StateChange.Kind.SPEND_TRIPPED,
+				StateChange.Kind.BREAKER_OPENED);
+		assertThat(only(StateChange.Kind.BREAKER_OPENED).detail()).contains("spend");
+		assertThat(this.domain.snapshot().level()).isEqualTo("tripped");
+	}
+
+	@Test
+	void twiceTheCallsAtTheSameSizeIsGrowthNotARunaway() {
+		steadyWindows(6, 20, 1000, 500);
+		// Twice, then four times the traffic: the window's total doubles and quadruples,
+		// its spend per call stays.
+		steadyWindows(3, 40, 1000, 500);
+		steadyWindows(3, 80, 1000, 500);
+		assertThat(this.breaker.state()).isEqualTo(State.CLOSED);
+		assertThat(kinds()).doesNotContain(StateChange.Kind.SPEND_ALERT, StateChange.Kind.SPEND_TRIPPED);
+		assertThat(this.domain.snapshot().windows()).isEqualTo(12);
+	}
+
+	@Test
+	void theAlertIsPublishedOncePerCrossing() {
+		steadyWindows(6, 20, 1000, 500);
+		// 2.2x per call for three windows: one alert, no opening.
+		steadyWindows(3, 20, 1000, 2300);
+		assertThat(this.events).filteredOn((change) -> change.kind() == StateChange.Kind.SPEND_ALERT).hasSize(1);
+		assertThat(this.breaker.state()).isEqualTo(State.CLOSED);
+		// A whole window back below: normal again, once; the next crossing alerts again.
+		steadyWindows(2, 20, 1000, 500);
+		answer(1000, 500);
+		assertThat(this.events).filteredOn((change) -> change.kind() == StateChange.Kind.SPEND_NORMAL).hasSize(1);
+		steadyWindows(1, 20, 1000, 2300);
+		assertThat(this.events).filteredOn((change) -> change.kind() == StateChange.Kind.SPEND_ALERT).hasSize(2);
+	}
+
+	@Test
+	void garbageUsageCountsNothing() {
+		steadyWindows(6, 20, 1000, 500);
+		long calls = this.domain.snapshot().windowCalls();
+		this.domain.record(-1, 500);
+		this.domain.record(1000, -5);
+		this.domain.record(Long.MAX_VALUE, 500);
+		this.domain.record(1000, DomainSpend.MAX_TOKENS + 1);
+		assertThat(this.domain.snapshot().windowCalls()).isEqualTo(calls);
+		assertThat(this.domain.snapshot().windowSpend()).isZero();
+		assertThat(this.breaker.state()).isEqualTo(State.CLOSED);
+	}
+
+	@Test
+	void aDomainIsNotJudgedBeforeItsMinimumWindowsNorAWindowBeforeItsMinimumCalls() {
+		steadyWindows(2, 20, 1000, 500);
+		// Only two windows known: ten times the spend per call is not judged yet.
+		steadyWindows(1, 20, 1000, 15000);
+		assertThat(this.breaker.state()).isEqualTo(State.CLOSED);
+		steadyWindows(3, 20, 1000, 500);
+		// Nine answers of a window are not enough to judge it.
+		for (int i = 0; i < 9; i++) {
+			answer(1000, 15000);
+		}
+		assertThat(this.breaker.state()).isEqualTo(State.CLOSED);
+		answer(1000, 15000);
+		assertThat(this.breaker.state()).isEqualTo(State.OPEN);
+	}
+
+	@Test
+	void aRunawayOpensTheBreakerAgainAfterItsTrialUntilAnOperatorResetsIt() {
+		steadyWindows(6, 20, 1000, 500);
+		runaway();
+		// A runaway window stays out of the median: after the open time, the trial
+		// closes the breaker and the next judged answer opens it again.
+		this.time.advance(OPEN.plusSeconds(1));
+		assertThat(this.breaker.tryAcquire()).isTrue();
+		this.breaker.onSuccess(1_000_000);
+		assertThat(this.breaker.state()).isEqualTo(State.CLOSED);
+		answer(1000, 6000);
+		assertThat(this.breaker.state()).isEqualTo(State.OPEN);
+		assertThat(this.events).filteredOn((change) -> change.kind() == StateChange.Kind.BREAKER_OPENED).hasSize(2);
+		// Published once: the level stayed tripped.
+		assertThat(this.events).filteredOn((change) -> change.kind() == StateChange.Kind.SPEND_TRIPPED).hasSize(1);
+		assertThat(this.domain.snapshot().median()).isEqualTo(1500);
+		// The operator accepts the new level (the engine's operator resets the breaker
+		// and
+		// forgets the spend): the history is relearnt.
+		this.breaker.reset();
+		this.domain.forget();
+		assertThat(this.domain.snapshot().windows()).isZero();
+		steadyWindows(5, 20, 1000, 6000);
+		assertThat(this.breaker.state()).isEqualTo(State.CLOSED);
+		assertThat(this.domain.snapshot().median()).isEqualTo(7000);
+	}
+
+	@Test
+	void anAnswerBackToItsSizeAfterTheTrialKeepsTheBreakerClosedInTheSameWindow() {
+		Duration shortOpen = Duration.ofSeconds(10);
+		Breaker quick = this.breakers.forDomain("openai/gpt-4o/eu",
+				new BreakerSettings(20, 10, 50, Duration.ofSeconds(10), 50, shortOpen, Duration.ofMinutes(15), 1),
+				(error) -> null);
+		this.breaker = quick;
+		this.domain = this.spend.forDomain(quick, null);
+		steadyWindows(6, 20, 1000, 500);
+		runaway();
+		// The trial comes in the window that tripped, whose figure is still the
+		// runaway's: the trial's own answer, back to its size, decides.
+		this.time.advance(shortOpen.plusSeconds(1));
+		assertThat(quick.tryAcquire()).isTrue();
+		quick.onSuccess(1_000_000);
+		answer(1000, 500);
+		assertThat(this.domain.snapshot().ratio()).isGreaterThan(SETTINGS.openMultiple());
+		assertThat(quick.state()).isEqualTo(State.CLOSED);
+		answer(1000, 500);
+		assertThat(quick.state()).isEqualTo(State.CLOSED);
+		// Still long: opened again at once.
+		answer(1000, 6000);
+		assertThat(quick.state()).isEqualTo(State.OPEN);
+	}
+
+	@Test
+	void aThrowingListenerNeitherStopsTheOpeningNorWedgesTheBreaker() {
+		this.changes.addListener((change) -> {
+			throw new IllegalStateException("a user's listener fails");
+		});
+		steadyWindows(6, 20, 1000, 500);
+		runaway();
+		assertThat(this.breaker.state()).isEqualTo(State.OPEN);
+		assertThat(this.breaker.isUsable()).isFalse();
+		// After the breaker's open duration, the usual trial closes it.
+		this.time.advance(OPEN.plusSeconds(1));
+		assertThat(this.breaker.isUsable()).isTrue();
+		assertThat(this.breaker.tryAcquire()).isTrue();
+		this.breaker.onSuccess(1_000_000);
+		assertThat(this.breaker.state()).isEqualTo(State.CLOSED);
+		assertThat(this.breaker.isOpenOnSpend()).isFalse();
+	}
+
+	@Test
+	void aBreakerOpenForFailuresIsLeftAsItIs() {
+		steadyWindows(6, 20, 1000, 500);
+		for (int i = 0; i < 10; i++) {
+			assertThat(this.breaker.tryAcquire()).isTrue();
+			this.breaker.onFailure(1_000_000, io.github.llmresilience.classify.Verdict.of(Outcome.AVAILABILITY),
+					new RuntimeException("503"));
+		}
+		assertThat(this.breaker.state()).isEqualTo(State.OPEN);
+		assertThat(this.breaker.openOnSpend("spend")).isFalse();
+		assertThat(this.breaker.isOpenOnSpend()).isFalse();
+	}
+
+	@Test
+	void aPriceWeighsOutputAboveInput() {
+		Price price = new Price(2.50, 10.00);
+		this.spend = new Spend(SETTINGS, this.time, this.changes);
+		Breaker other = this.breakers.forDomain("anthropic/claude/eu", BREAKER, (error) -> null);
+		DomainSpend priced = this.spend.forDomain(other, price);
+		assertThat(priced.unit()).isEqualTo("price");
+		assertThat(this.domain.unit()).isEqualTo("tokens");
+		// 1,000 in at 2.50 and 500 out at 10.00 per million.
+		assertThat(DomainSpend.spendOf(price, 1000, 500)).isCloseTo(0.0075, org.assertj.core.data.Offset.offset(1e-12));
+		assertThat(DomainSpend.spendOf(null, 1000, 500)).isEqualTo(1500);
+		assertThatIllegalArgumentException().isThrownBy(() -> this.spend.forDomain(other, new Price(3, 15)))
+			.withMessageContaining("anthropic/claude/eu")
+			.withMessageContaining("different prices");
+	}
+
+	@Test
+	void nothingIsJudgedWhenSpendIsOff() {
+		this.spend = new Spend(SpendSettings.defaults(), this.time, this.changes);
+		this.domain = this.spend.forDomain(this.breakers.forDomain("x/y/z", BREAKER, (error) -> null), null);
+		steadyWindows(6, 20, 1000, 500);
+		steadyWindows(2, 20, 1000, 15000);
+		assertThat(this.domain.snapshot().windows()).isZero();
+		assertThat(kinds()).isEmpty();
+	}
+
+	/** Answers four times longer until the breaker opens. */
+	private void runaway() {
+		for (int i = 0; i < 20 && this.breaker.state() == State.CLOSED; i++) {
+			answer(1000, 6000);
+			this.time.advance(WINDOW.dividedBy(20));
+		}
+		assertThat(this.breaker.state()).isEqualTo(State.OPEN);
+	}
+
+	/** Whole windows of evenly spread answers, ending on the next window's start. */
+	private void steadyWindows(int windows, int calls, long input, long output) {
+		for (int w = 0; w < windows; w++) {
+			long start = Math.floorDiv(this.time.millis(), WINDOW.toMillis()) * WINDOW.toMillis();
+			for (int i = 0; i < calls; i++) {
+				answer(input, output);
+				this.time.advance(WINDOW.dividedBy(calls + 1));
+			}
+			this.time.advanceTo(java.time.Instant.ofEpochMilli(start + WINDOW.toMillis()));
+		}
+	}
+
+	private void answer(long input, long output) {
+		this.domain.record(input, output);
+	}
+
+	private List<StateChange.Kind> kinds() {
+		return this.events.stream().map(StateChange::kind).toList();
+	}
+
+	private StateChange only(StateChange.Kind kind) {
+		List<StateChange> matching = this.events.stream().filter((change) -> change.kind() == kind).toList();
+		assertThat(matching).hasSize(1);
+		return matching.get(0);
+	}
+
+}
