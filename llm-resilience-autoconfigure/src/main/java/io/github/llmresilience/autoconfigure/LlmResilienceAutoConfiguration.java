@@ -9,6 +9,9 @@ import java.util.Map;
 
 import io.github.llmresilience.autoconfigure.InvalidLlmResiliencePropertiesException.Problem;
 import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.canary.CanaryJudge;
+import io.github.llmresilience.canary.CanaryProbe;
+import io.github.llmresilience.canary.CanarySettings;
 import io.github.llmresilience.change.StateChangeListener;
 import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.classify.ClassificationRule;
@@ -177,7 +180,8 @@ public final class LlmResilienceAutoConfiguration {
 			ObjectProvider<CallObserver> observers, ObjectProvider<UnclassifiedListener> listeners,
 			@Qualifier("llmResilienceScheduler") ObjectProvider<Scheduler> scheduler,
 			@Qualifier("llmResilienceCircuitBreakerRegistry") CircuitBreakerRegistry circuitBreakers,
-			ObjectProvider<FleetStore> fleetStore, Environment environment) {
+			ObjectProvider<FleetStore> fleetStore, ObjectProvider<CanaryProbe> canaryProbe,
+			ObjectProvider<CanaryJudge> canaryJudge, Environment environment) {
 		List<CallObserver> allObservers = observers.orderedStream().toList();
 		LlmResilienceBuilder builder = LlmResilience.builder()
 			.clock(clock)
@@ -216,6 +220,7 @@ public final class LlmResilienceAutoConfiguration {
 		registry.targets()
 			.values()
 			.forEach((target) -> builder.target(target, options.getOrDefault(target.name(), TargetOptions.DEFAULTS)));
+		canaries(properties, builder, canaryProbe.getIfAvailable(), canaryJudge.getIfAvailable());
 		properties.getTargets().forEach((name, target) -> {
 			Price price = target.getPrice().toPrice();
 			if (price != null) {
@@ -239,6 +244,55 @@ public final class LlmResilienceAutoConfiguration {
 		catch (IllegalArgumentException ex) {
 			throw new InvalidLlmResiliencePropertiesException(
 					List.of(new Problem(LlmResilienceProperties.PREFIX + ".targets", "", ex.getMessage())));
+		}
+	}
+
+	/**
+	 * The canaries of {@code llm.resilience.breaker.canary} and each target's
+	 * {@code breaker.canary}, sent by the application's {@link CanaryProbe} when there is
+	 * one, else by the built-in prompt sender.
+	 */
+	private static void canaries(LlmResilienceProperties properties, LlmResilienceBuilder builder,
+			@Nullable CanaryProbe probe, @Nullable CanaryJudge judge) {
+		LlmResilienceProperties.Canary defaults = properties.getBreaker().getCanary();
+		List<Problem> problems = new ArrayList<>();
+		String defaultProperty = LlmResilienceProperties.PREFIX + ".breaker.canary";
+		if (probe != null) {
+			builder.canaryProbe(probe);
+		}
+		if (judge != null) {
+			builder.canaryJudge(judge);
+		}
+		if (defaults.isOn(null, probe != null)) {
+			CanarySettings settings = defaults.toSettings(null);
+			requireJudge(settings, judge, defaultProperty, problems);
+			builder.canary(settings);
+		}
+		properties.getTargets().forEach((name, target) -> {
+			LlmResilienceProperties.Canary canary = target.getBreaker().getCanary();
+			if (canary.isEmpty()) {
+				return;
+			}
+			CanarySettings settings = canary.isOn(defaults, probe != null) ? canary.toSettings(defaults) : null;
+			if (settings != null) {
+				requireJudge(settings, judge, (canary.getJudge() != null)
+						? LlmResilienceProperties.PREFIX + ".targets." + name + ".breaker.canary" : defaultProperty,
+						problems);
+			}
+			builder.canary(name, settings);
+		});
+		if (!problems.isEmpty()) {
+			throw new InvalidLlmResiliencePropertiesException(problems);
+		}
+	}
+
+	private static void requireJudge(CanarySettings settings, @Nullable CanaryJudge judge, String property,
+			List<Problem> problems) {
+		if (settings.judge() == CanarySettings.Judge.PREDICATE && judge == null) {
+			Problem problem = new Problem(property + ".judge", "predicate", "needs a CanaryJudge bean");
+			if (!problems.contains(problem)) {
+				problems.add(problem);
+			}
 		}
 	}
 

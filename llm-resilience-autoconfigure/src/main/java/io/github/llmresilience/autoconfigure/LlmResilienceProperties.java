@@ -19,6 +19,7 @@ import java.util.regex.Pattern;
 
 import io.github.llmresilience.autoconfigure.InvalidLlmResiliencePropertiesException.Problem;
 import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.canary.CanarySettings;
 import io.github.llmresilience.classify.ClassificationRule;
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.UnclassifiedListener;
@@ -570,6 +571,8 @@ public class LlmResilienceProperties implements InitializingBean {
 		 */
 		private Duration halfOpenTimeout = BreakerSettings.DEFAULT_HALF_OPEN_TIMEOUT;
 
+		private final Canary canary = new Canary();
+
 		public List<String> getFailureDomain() {
 			return this.failureDomain;
 		}
@@ -658,7 +661,12 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.halfOpenTimeout = halfOpenTimeout;
 		}
 
+		public Canary getCanary() {
+			return this.canary;
+		}
+
 		void validate(String property, List<Problem> problems) {
+			this.canary.validate(property + ".canary", null, problems);
 			Set<String> allowed = Set.of("provider", "model", "region", "account", "target");
 			if (this.failureDomain == null || this.failureDomain.isEmpty()
 					|| !allowed.containsAll(this.failureDomain)) {
@@ -712,6 +720,8 @@ public class LlmResilienceProperties implements InitializingBean {
 		 * slow.
 		 */
 		private @Nullable Duration slowFirstTokenDuration;
+
+		private final Canary canary = new Canary();
 
 		public @Nullable Integer getSlidingWindowSize() {
 			return this.slidingWindowSize;
@@ -777,6 +787,11 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.slowFirstTokenDuration = slowFirstTokenDuration;
 		}
 
+		public Canary getCanary() {
+			return this.canary;
+		}
+
+		/** Whether no breaker setting is overridden (the canary is not one). */
 		boolean isEmpty() {
 			return this.slidingWindowSize == null && this.minimumCalls == null && this.failureRateThreshold == null
 					&& this.slowCallDuration == null && this.slowCallRateThreshold == null && this.openDuration == null
@@ -789,6 +804,7 @@ public class LlmResilienceProperties implements InitializingBean {
 		 * names both properties.
 		 */
 		void validate(String property, Breaker defaults, List<Problem> problems) {
+			this.canary.validate(property + ".canary", defaults.getCanary(), problems);
 			if (isEmpty()) {
 				return;
 			}
@@ -814,6 +830,137 @@ public class LlmResilienceProperties implements InitializingBean {
 											BreakerSettings.DEFAULT_SLOW_FIRST_TOKEN)),
 							defaults.getHalfOpenTimeout()),
 					problems);
+		}
+
+	}
+
+	/**
+	 * A failure domain's canary: when its breaker's open time ends, the library sends
+	 * this request off the call path and its judged answer is the half-open trial; calls
+	 * are skipped until it passes. Under llm.resilience.breaker.canary for every target,
+	 * under a target's breaker.canary for that target (unset values take the defaults).
+	 */
+	public static class Canary {
+
+		/**
+		 * Whether the target's failure domain has a canary; unset means yes when a prompt
+		 * is set or a CanaryProbe bean exists.
+		 */
+		private @Nullable Boolean enabled;
+
+		/**
+		 * Prompt the library sends in the target's vendor format (openai, azure-openai,
+		 * openai-compatible, mistral, anthropic, gemini) to its base-url with its
+		 * api-key.
+		 */
+		private @Nullable String prompt;
+
+		/**
+		 * Time the canary's answer has; a later one is a failed trial. Defaults to 10s.
+		 */
+		private @Nullable Duration timeout;
+
+		/**
+		 * What the answer's text must be to pass: answer (any text), json, regex (see
+		 * pattern) or predicate (the CanaryJudge bean). Defaults to answer.
+		 */
+		private CanarySettings.@Nullable Judge judge;
+
+		/** Regular expression the answer must contain a match of, for judge: regex. */
+		private @Nullable String pattern;
+
+		/** Longest answer to ask for, in tokens. Defaults to 64. */
+		private @Nullable Integer maxTokens;
+
+		public @Nullable Boolean getEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(@Nullable Boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public @Nullable String getPrompt() {
+			return this.prompt;
+		}
+
+		public void setPrompt(@Nullable String prompt) {
+			this.prompt = prompt;
+		}
+
+		public @Nullable Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(@Nullable Duration timeout) {
+			this.timeout = timeout;
+		}
+
+		public CanarySettings.@Nullable Judge getJudge() {
+			return this.judge;
+		}
+
+		public void setJudge(CanarySettings.@Nullable Judge judge) {
+			this.judge = judge;
+		}
+
+		public @Nullable String getPattern() {
+			return this.pattern;
+		}
+
+		public void setPattern(@Nullable String pattern) {
+			this.pattern = pattern;
+		}
+
+		public @Nullable Integer getMaxTokens() {
+			return this.maxTokens;
+		}
+
+		public void setMaxTokens(@Nullable Integer maxTokens) {
+			this.maxTokens = maxTokens;
+		}
+
+		/** Whether nothing is set here. */
+		boolean isEmpty() {
+			return this.enabled == null && this.prompt == null && this.timeout == null && this.judge == null
+					&& this.pattern == null && this.maxTokens == null;
+		}
+
+		/**
+		 * Whether the canary is on, over the given defaults (or none).
+		 * @param probe whether a CanaryProbe bean sends canaries
+		 */
+		boolean isOn(@Nullable Canary defaults, boolean probe) {
+			Boolean on = orDefault(this.enabled, (defaults != null) ? defaults.enabled : null);
+			if (on != null) {
+				return on;
+			}
+			return orDefault(this.prompt, (defaults != null) ? defaults.prompt : null) != null || probe;
+		}
+
+		/** The settings: these values over the given defaults (or none). */
+		CanarySettings toSettings(@Nullable Canary defaults) {
+			Canary base = (defaults != null) ? defaults : new Canary();
+			return new CanarySettings(orDefault(this.prompt, base.prompt),
+					orDefault(this.timeout, orDefault(base.timeout, CanarySettings.DEFAULT_TIMEOUT)),
+					orDefault(this.judge, orDefault(base.judge, CanarySettings.Judge.ANSWER)),
+					orDefault(this.pattern, base.pattern),
+					orDefault(this.maxTokens, orDefault(base.maxTokens, CanarySettings.DEFAULT_MAX_TOKENS)));
+		}
+
+		void validate(String property, @Nullable Canary defaults, List<Problem> problems) {
+			if (defaults != null && isEmpty()) {
+				return;
+			}
+			Set<String> overridden = new LinkedHashSet<>();
+			addIfSet(overridden, "prompt", this.prompt);
+			addIfSet(overridden, "timeout", this.timeout);
+			addIfSet(overridden, "judge", this.judge);
+			addIfSet(overridden, "pattern", this.pattern);
+			addIfSet(overridden, "maxTokens", this.maxTokens);
+			build(CanarySettings.class,
+					(defaults != null) ? overriding(property, overridden, PREFIX + ".breaker.canary") : under(property),
+					() -> toSettings(defaults), problems);
 		}
 
 	}

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +13,9 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.DoubleSupplier;
 
 import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.canary.CanaryJudge;
+import io.github.llmresilience.canary.CanaryProbe;
+import io.github.llmresilience.canary.CanarySettings;
 import io.github.llmresilience.change.StateChangeListener;
 import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.classify.ClassificationRules;
@@ -103,6 +107,15 @@ public final class LlmResilienceBuilder {
 	PartitionSettings pools = PartitionSettings.defaults();
 
 	@Nullable BucketSource buckets;
+
+	@Nullable CanarySettings canary;
+
+	/** Per target; a {@code null} value turns the canary off for that target. */
+	final Map<String, @Nullable CanarySettings> targetCanaries = new HashMap<>();
+
+	@Nullable CanaryProbe canaryProbe;
+
+	@Nullable CanaryJudge canaryJudge;
 
 	SpendSettings spend = SpendSettings.defaults();
 
@@ -212,6 +225,16 @@ public final class LlmResilienceBuilder {
 	}
 
 	/**
+	 * Give every target's failure domain a canary: when its breaker's open time ends, the
+	 * engine sends this request off the call path and its judged answer is the half-open
+	 * trial; calls are refused until it passes. By default none: a call is the trial.
+	 */
+	public LlmResilienceBuilder canary(CanarySettings canary) {
+		this.canary = Objects.requireNonNull(canary);
+		return this;
+	}
+
+	/**
 	 * How each failure domain's spend per call is judged against its trailing median; by
 	 * default off.
 	 */
@@ -221,11 +244,37 @@ public final class LlmResilienceBuilder {
 	}
 
 	/**
-	 * Where the pools' buckets live: by default in this process; a Bucket4j proxy
-	 * manager's buckets in fleet mode, so that the partition holds across pods.
+	 * Where the pools' buckets live: by default in this process (in fleet mode each pod
+	 * partitions its equal part of a scope's capacity); a Bucket4j proxy manager's
+	 * buckets for one shared bucket per pool, at the cost of a store round trip per call.
 	 */
 	public LlmResilienceBuilder poolBuckets(@Nullable BucketSource buckets) {
 		this.buckets = buckets;
+		return this;
+	}
+
+	/**
+	 * A target's own canary, over the default; {@code null} gives the target none. The
+	 * first target of a failure domain with a canary sends the domain's.
+	 */
+	public LlmResilienceBuilder canary(String target, @Nullable CanarySettings canary) {
+		this.targetCanaries.put(Objects.requireNonNull(target), canary);
+		return this;
+	}
+
+	/**
+	 * Send every canary with this probe instead of the built-in prompt sender; with no
+	 * {@link #canary(CanarySettings) canary settings}, every target gets a canary with
+	 * the default timeout and judgement.
+	 */
+	public LlmResilienceBuilder canaryProbe(CanaryProbe probe) {
+		this.canaryProbe = Objects.requireNonNull(probe);
+		return this;
+	}
+
+	/** The judge of canaries judged by {@link CanarySettings.Judge#PREDICATE}. */
+	public LlmResilienceBuilder canaryJudge(CanaryJudge judge) {
+		this.canaryJudge = Objects.requireNonNull(judge);
 		return this;
 	}
 

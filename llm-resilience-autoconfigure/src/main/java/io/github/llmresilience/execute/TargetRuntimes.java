@@ -14,6 +14,10 @@ import java.util.TreeSet;
 import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.breaker.internal.Breakers;
+import io.github.llmresilience.canary.CanaryProbe;
+import io.github.llmresilience.canary.CanarySettings;
+import io.github.llmresilience.canary.internal.CanaryTrial;
+import io.github.llmresilience.canary.internal.PromptProbe;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
@@ -64,6 +68,9 @@ final class TargetRuntimes implements Operator {
 
 	private final Fleet fleet;
 
+	/** The built-in canary sender, made for the first canary that needs it. */
+	private @Nullable PromptProbe promptProbe;
+
 	private final Spend spend;
 
 	TargetRuntimes(LlmResilienceBuilder builder, TargetRegistry registry, CallContext context,
@@ -83,6 +90,12 @@ final class TargetRuntimes implements Operator {
 			TargetRuntime runtime = runtime(builder, target, context, classifiers);
 			byName.put(target.name(), runtime);
 			singles.put(target.name(), new TargetRuntime[] { runtime });
+		}
+		for (String name : builder.targetCanaries.keySet()) {
+			if (!byName.containsKey(name)) {
+				throw new IllegalArgumentException(
+						"A canary names no target: '" + name + "'; known targets: " + byName.keySet());
+			}
 		}
 		for (String priced : builder.prices.keySet()) {
 			if (!byName.containsKey(priced)) {
@@ -114,6 +127,10 @@ final class TargetRuntimes implements Operator {
 		BreakerSettings breakerSettings = (options.breaker() != null) ? options.breaker() : builder.breaker;
 		Breaker breaker = this.breakers.forDomain(failureDomain(target, builder.failureDomain), breakerSettings,
 				(error) -> classifyError(context, classifier, error));
+		CanarySettings canary = canary(builder, target);
+		if (canary != null) {
+			breaker.useProbe(canaryTrial(builder, target, canary, context));
+		}
 		DomainSpend spend;
 		try {
 			spend = this.spend.forDomain(breaker, builder.prices.get(target.name()));
@@ -128,6 +145,41 @@ final class TargetRuntimes implements Operator {
 				new MeasuredTimeout(orDefault(options.firstTokenTimeout(), timeouts.firstToken()), timeouts.adaptive()),
 				orDefault(options.stallTimeout(), timeouts.stall()), builder.clock, builder.retry.backoffBase(),
 				context.pools());
+	}
+
+	/**
+	 * The target's canary: its own, else the default, else the defaults when a probe
+	 * sends canaries; {@code null} when calls are the trials.
+	 */
+	private static @Nullable CanarySettings canary(LlmResilienceBuilder builder, Target target) {
+		if (builder.targetCanaries.containsKey(target.name())) {
+			return builder.targetCanaries.get(target.name());
+		}
+		if (builder.canary != null) {
+			return builder.canary;
+		}
+		return (builder.canaryProbe != null) ? CanarySettings.probed() : null;
+	}
+
+	private CanaryTrial canaryTrial(LlmResilienceBuilder builder, Target target, CanarySettings canary,
+			CallContext context) {
+		CanaryProbe probe = builder.canaryProbe;
+		if (probe == null) {
+			if (canary.prompt() == null) {
+				throw new IllegalArgumentException(
+						"Target '" + target.name() + "': a canary needs a prompt, or a CanaryProbe to send it");
+			}
+			String unsupported = PromptProbe.unsupported(target);
+			if (unsupported != null) {
+				throw new IllegalArgumentException("Target '" + target.name() + "': " + unsupported);
+			}
+			if (this.promptProbe == null) {
+				this.promptProbe = new PromptProbe();
+			}
+			probe = this.promptProbe;
+		}
+		return new CanaryTrial(target, canary, probe, builder.canaryJudge, builder.scheduler, builder.clock,
+				context.nanoTime());
 	}
 
 	/**

@@ -129,6 +129,39 @@ public final class FakeProvider implements AutoCloseable {
 	public static final String OPENAI_503 = "{\"error\":{\"message\":\"The server is overloaded\",\"type\":\"server_error\","
 			+ "\"param\":null,\"code\":null}}";
 
+	/**
+	 * What a degraded serving tier answers with a 200: nothing at all. The status says
+	 * success; only a look at the body tells it is no answer.
+	 */
+	public static final String DEGRADED_EMPTY = "";
+
+	/** What a degraded serving tier answers with a 200: the start of a completion. */
+	public static final String DEGRADED_TRUNCATED = "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\","
+			+ "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assi";
+
+	/** An OpenAI chat completion whose message says the given text. */
+	public static String openAiAnswer(String content) {
+		return "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,"
+				+ "\"message\":{\"role\":\"assistant\",\"content\":" + quote(content)
+				+ "},\"finish_reason\":\"stop\"}]}";
+	}
+
+	/** An Anthropic message whose one text block says the given text. */
+	public static String anthropicAnswer(String text) {
+		return "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\","
+				+ "\"text\":" + quote(text) + "}],\"stop_reason\":\"end_turn\"}";
+	}
+
+	/** A Gemini generateContent answer whose first candidate says the given text. */
+	public static String geminiAnswer(String text) {
+		return "{\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":" + quote(text)
+				+ "}]},\"finishReason\":\"STOP\"}]}";
+	}
+
+	private static String quote(String text) {
+		return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+	}
+
 	/** Answer every request of a target with the same reply. */
 	public FakeProvider always(String target, Reply reply) {
 		return script(target, (n) -> reply);

@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.Verdict;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;
@@ -82,6 +83,18 @@ public final class Breaker {
 	/** Why the next transition happens, when the fleet made it; read by its event. */
 	private volatile @Nullable String fleetReason;
 
+	/**
+	 * The domain's canary, which sends the half-open trial itself; {@code null} when a
+	 * call is the trial.
+	 */
+	private volatile @Nullable TrialProbe probe;
+
+	/** The canary trial in flight, by number; 0 when none. Guarded by this. */
+	private long probeInFlight;
+
+	/** Canary trials sent so far. Guarded by this. */
+	private long probeTrials;
+
 	/** Why the next opening happens, when spend makes it; read by its event. */
 	private volatile @Nullable String spendReason;
 
@@ -123,6 +136,9 @@ public final class Breaker {
 
 	/** Take a permit for one call; {@code false} when the breaker refuses it. */
 	public boolean tryAcquire() {
+		if (this.probe != null && probeHolds()) {
+			return false;
+		}
 		if (this.fleetHeld) {
 			if (!this.trialGranted) {
 				long now = this.clock.millis();
@@ -145,6 +161,11 @@ public final class Breaker {
 		}
 		if (this.circuitBreaker.tryAcquirePermission()) {
 			if (this.circuitBreaker.getState() == CircuitBreaker.State.HALF_OPEN) {
+				if (this.probe != null) {
+					// The canary went half-open meanwhile: its trial is the only one.
+					this.circuitBreaker.releasePermission();
+					return false;
+				}
 				this.freeTrials.decrementAndGet();
 			}
 			return true;
@@ -262,6 +283,9 @@ public final class Breaker {
 		if (this.fleetHeld && !this.trialGranted) {
 			return false;
 		}
+		if (this.probe != null && isOpenOrHalfOpen()) {
+			return false;
+		}
 		return switch (this.circuitBreaker.getState()) {
 			case OPEN -> this.clock.millis() > this.openUntilMillis;
 			case FORCED_OPEN -> false;
@@ -282,6 +306,11 @@ public final class Breaker {
 		this.openUntilMillis = (this.fleetHeld && this.fleetUntilMillis > now) ? this.fleetUntilMillis
 				: now + this.settings.openDurationAfter(this.openings).toMillis();
 		endTrial(false);
+		this.probeInFlight = 0;
+		TrialProbe probe = this.probe;
+		if (probe != null) {
+			probe.wakeAt(this, this.openUntilMillis);
+		}
 		this.openedOnSpend = this.spendOpening;
 		this.spendOpening = false;
 	}
@@ -296,6 +325,7 @@ public final class Breaker {
 		this.openedOnSpend = false;
 		endTrial(true);
 		this.fleetHeld = false;
+		this.probeInFlight = 0;
 	}
 
 	/** A granted trial ended (or the breaker left the fleet's open state another way). */
@@ -377,6 +407,10 @@ public final class Breaker {
 			this.circuitBreaker.transitionToOpenState();
 		}
 		this.openUntilMillis = untilMillis;
+		TrialProbe probe = this.probe;
+		if (probe != null) {
+			probe.wakeAt(this, untilMillis);
+		}
 	}
 
 	/** The fleet closed the domain: close the local breaker too. */
@@ -422,6 +456,11 @@ public final class Breaker {
 	public void grantTrial() {
 		if (this.fleetHeld) {
 			this.trialGranted = true;
+			if (this.probe != null) {
+				// The canary is the trial: this pod sends it now, whether or not a call
+				// comes.
+				startProbe();
+			}
 		}
 	}
 
@@ -484,6 +523,163 @@ public final class Breaker {
 	 */
 	public void disable() {
 		this.circuitBreaker.transitionToDisabledState();
+	}
+
+	// Canary: the domain's own request is the half-open trial, sent off the call path.
+
+	/**
+	 * Let the canary send this domain's half-open trials: from now on no call goes
+	 * through while the breaker is open or half-open. The first probe given stays (one
+	 * canary per failure domain).
+	 */
+	public synchronized void useProbe(TrialProbe probe) {
+		if (this.probe == null) {
+			this.probe = probe;
+			if (this.circuitBreaker.getState() == CircuitBreaker.State.OPEN) {
+				probe.wakeAt(this, this.openUntilMillis);
+			}
+		}
+	}
+
+	/** Whether a canary sends this domain's trials. */
+	public boolean hasProbe() {
+		return this.probe != null;
+	}
+
+	/**
+	 * The canary's wake-up: the open time has ended, so send the trial; in fleet mode,
+	 * ask the fleet for the probe lease instead (the pod that wins it sends the canary).
+	 */
+	public void probeDue() {
+		TrialProbe probe = this.probe;
+		if (probe == null || this.circuitBreaker.getState() != CircuitBreaker.State.OPEN) {
+			return;
+		}
+		long now = this.clock.millis();
+		if (this.fleetHeld && !this.trialGranted) {
+			if (now < this.fleetUntilMillis) {
+				probe.wakeAt(this, this.fleetUntilMillis);
+				return;
+			}
+			// Without calls no demand reaches the fleet; the canary asks for the lease,
+			// and again after an open duration should the lease go elsewhere and its
+			// holder vanish.
+			this.demand = true;
+			probe.wakeAt(this, now + this.settings.openDuration().toMillis());
+			return;
+		}
+		startProbe();
+	}
+
+	/**
+	 * With a canary, an open or half-open breaker refuses every call; the call that finds
+	 * the open time over starts the canary (should its wake-up have been missed), and one
+	 * that finds the half-open state past its timeout opens it again.
+	 * @return whether the call is refused here; {@code false} leaves the decision to the
+	 * fleet's hold and Resilience4j
+	 */
+	private boolean probeHolds() {
+		CircuitBreaker.State state = this.circuitBreaker.getState();
+		if (state != CircuitBreaker.State.OPEN && state != CircuitBreaker.State.HALF_OPEN) {
+			return false;
+		}
+		if (this.fleetHeld && !this.trialGranted) {
+			// The fleet's own refusal notes the call's demand.
+			return false;
+		}
+		if (state == CircuitBreaker.State.OPEN) {
+			startProbe();
+		}
+		else if (halfOpenExpired()) {
+			synchronized (this) {
+				if (this.circuitBreaker.getState() == CircuitBreaker.State.HALF_OPEN && halfOpenExpired()) {
+					this.fleetReason = "canary: no outcome within the half-open timeout";
+					this.circuitBreaker.transitionToOpenState();
+				}
+			}
+		}
+		return true;
+	}
+
+	private boolean isOpenOrHalfOpen() {
+		CircuitBreaker.State state = this.circuitBreaker.getState();
+		return state == CircuitBreaker.State.OPEN || state == CircuitBreaker.State.HALF_OPEN;
+	}
+
+	/**
+	 * Go half-open and send the canary, unless one is in flight, the open time lasts, or
+	 * the fleet holds the domain for another pod.
+	 */
+	private void startProbe() {
+		TrialProbe probe = this.probe;
+		long trial;
+		synchronized (this) {
+			if (probe == null || this.probeInFlight != 0
+					|| this.circuitBreaker.getState() != CircuitBreaker.State.OPEN) {
+				return;
+			}
+			if (this.fleetHeld ? !this.trialGranted : this.clock.millis() < this.openUntilMillis) {
+				return;
+			}
+			// The reason field is the one the next transition's event reads, whoever set
+			// it.
+			this.fleetReason = this.trialGranted ? "this pod probes for the fleet: canary sent"
+					: "canary sent as the trial";
+			this.circuitBreaker.transitionToHalfOpenState();
+			if (this.circuitBreaker.tryAcquirePermission()) {
+				this.freeTrials.decrementAndGet();
+			}
+			trial = ++this.probeTrials;
+			this.probeInFlight = trial;
+		}
+		probe.send(this, trial);
+	}
+
+	/**
+	 * The canary's outcome, which is the trial's: an answer that passed closes the
+	 * breaker, anything else opens it again with the grown open duration, as a failed
+	 * trial does. Whatever the half-open calls setting, the one canary decides. An
+	 * outcome of a trial already over (an operator acted, the half-open timeout passed)
+	 * is dropped.
+	 * @param trial the number {@link TrialProbe#send(Breaker, long)} was given
+	 * @param passed whether the answer came and passed the judgement
+	 * @param nanos how long the canary took
+	 * @param reason what the canary saw, for the transition's event
+	 */
+	public void probeAnswered(long trial, boolean passed, long nanos, String reason) {
+		synchronized (this) {
+			if (trial != this.probeInFlight) {
+				return;
+			}
+			this.probeInFlight = 0;
+			if (this.circuitBreaker.getState() != CircuitBreaker.State.HALF_OPEN) {
+				return;
+			}
+			this.fleetReason = "canary: " + reason;
+			if (passed) {
+				// The canary's own timeout judged its time: a passed answer is not slow.
+				onSuccess(Math.min(nanos, this.slowCallNanos));
+				if (this.circuitBreaker.getState() == CircuitBreaker.State.HALF_OPEN) {
+					this.circuitBreaker.transitionToClosedState();
+				}
+			}
+			else {
+				onFailure(nanos, Verdict.of(Outcome.AVAILABILITY), new CanaryRejected(reason));
+				if (this.circuitBreaker.getState() == CircuitBreaker.State.HALF_OPEN) {
+					this.circuitBreaker.transitionToOpenState();
+				}
+			}
+			this.fleetReason = null;
+		}
+	}
+
+	/** What a failed canary trial records in the breaker. */
+	static final class CanaryRejected extends RuntimeException {
+
+		CanaryRejected(String reason) {
+			super("canary: " + reason, null, false, false);
+		}
+
 	}
 
 	@Override

@@ -49,6 +49,12 @@ public enum Mode {
 	MIDSTREAM_DROP,
 
 	/**
+	 * A degraded serving tier: 200 with an empty body or the first half of one. The
+	 * status says success; only a canary that reads the answer tells.
+	 */
+	DEGRADED_TIER,
+
+	/**
 	 * Answers, four times longer than normal, with the usage the vendor reports growing
 	 * alike (a model version whose answers run longer): every call succeeds, only the
 	 * bill tells.

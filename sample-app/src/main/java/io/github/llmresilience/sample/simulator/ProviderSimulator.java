@@ -239,6 +239,12 @@ public final class ProviderSimulator implements SmartLifecycle {
 			case HANG:
 				target.received(mode, 0, now);
 				return Mono.never();
+			case DEGRADED_TIER: {
+				// Half of the answers empty, half cut in the middle: 200 either way.
+				String whole = vendor.answer(prompt, "degraded", now).body();
+				String cut = ThreadLocalRandom.current().nextBoolean() ? "" : whole.substring(0, whole.length() / 2);
+				return send(target, mode, Reply.json(200, cut), latency, now);
+			}
 			case FLAKY:
 				if (ThreadLocalRandom.current().nextDouble() < setting.probability()) {
 					return send(target, mode, vendor.serverError(), errorLatency, now);
