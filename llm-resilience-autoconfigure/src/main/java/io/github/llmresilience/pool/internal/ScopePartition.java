@@ -187,9 +187,12 @@ public final class ScopePartition {
 		return shares;
 	}
 
-	/** A pool's part of a capacity: its share, at least one. */
+	/**
+	 * A pool's part of a capacity: its share, at least one; zero in a dimension not
+	 * known.
+	 */
 	static long part(long perMinute, PoolSettings pool) {
-		return Math.max(1, perMinute * pool.share() / 100);
+		return (perMinute > 0) ? Math.max(1, perMinute * pool.share() / 100) : 0;
 	}
 
 	static BucketConfiguration perMinute(long capacity) {

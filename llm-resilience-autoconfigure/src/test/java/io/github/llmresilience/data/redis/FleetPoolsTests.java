@@ -88,6 +88,9 @@ class FleetPoolsTests {
 			PoolState.ScopePools scope = pod.resilience().pools().scopes().get(SCOPE);
 			assertThat(scope.pods()).isEqualTo(1);
 			assertThat(scope.pools().get("interactive").requestsPerMinute()).isEqualTo(42);
+			// No token capacity configured or learned: that dimension is not partitioned.
+			assertThat(scope.pools().get("interactive").tokensPerMinute()).isZero();
+			assertThat(scope.pools().get("interactive").tokensAvailable()).isEqualTo(-1);
 		}
 	}
 
