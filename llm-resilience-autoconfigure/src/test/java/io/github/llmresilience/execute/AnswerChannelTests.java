@@ -64,28 +64,10 @@ class AnswerChannelTests {
 		this.h.provider.always("primary", Reply.json(200, HEADERS, ANSWER));
 		this.h.build((builder) -> builder.observer(this.observer), "primary");
 
-		String body = this.h.time.await(this.h.resilience.execute("chat", this::handingOver), this.h.inFlight::get);
+		String body = this.h.time.await(this.h.resilience.execute("chat", this.h::handingOver), this.h.inFlight::get);
 
 		assertThat(body).isEqualTo(ANSWER);
 		assertThat(this.told).containsExactly("chat primary Usage[inputTokens=12, outputTokens=34] 321 500");
-	}
-
-	/**
-	 * A WebClient call that hands its answer over; virtual time stands still meanwhile.
-	 */
-	private Mono<String> handingOver(Attempt attempt) {
-		return Mono.defer(() -> {
-			this.h.inFlight.incrementAndGet();
-			return this.h.webClient.post()
-				.uri(attempt.target().baseUrl() + "/v1/chat/completions")
-				.bodyValue("{}")
-				.retrieve()
-				.toEntity(String.class)
-				.map((entity) -> {
-					attempt.answered(entity.getHeaders().asMultiValueMap(), entity.getBody());
-					return entity.getBody();
-				});
-		}).doFinally((signal) -> this.h.inFlight.decrementAndGet());
 	}
 
 	@Test

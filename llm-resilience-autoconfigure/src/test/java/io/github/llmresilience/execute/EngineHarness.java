@@ -99,6 +99,30 @@ final class EngineHarness implements AutoCloseable {
 		}).doFinally((signal) -> this.inFlight.decrementAndGet());
 	}
 
+	/**
+	 * The reactive call an application writes that hands its answer (headers, usage)
+	 * over; virtual time stands still while it is in flight.
+	 */
+	Mono<String> handingOver(Attempt attempt) {
+		return Mono.defer(() -> {
+			this.inFlight.incrementAndGet();
+			return handOver(this.webClient, attempt);
+		}).doFinally((signal) -> this.inFlight.decrementAndGet());
+	}
+
+	/** POST the request, hand the answer over, read the body. */
+	static Mono<String> handOver(WebClient client, Attempt attempt) {
+		return client.post()
+			.uri(attempt.target().baseUrl() + "/v1/chat/completions")
+			.bodyValue("{}")
+			.retrieve()
+			.toEntity(String.class)
+			.map((entity) -> {
+				attempt.answered(entity.getHeaders().asMultiValueMap(), entity.getBody());
+				return entity.getBody();
+			});
+	}
+
 	/** The blocking call an application writes with RestClient. */
 	String restClientCall(Attempt attempt) {
 		this.inFlight.incrementAndGet();

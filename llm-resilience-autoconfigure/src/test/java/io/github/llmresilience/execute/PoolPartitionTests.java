@@ -217,22 +217,6 @@ class PoolPartitionTests {
 		assertThat(this.h.resilience.pools().scopes()).isEmpty();
 	}
 
-	/** A WebClient call that hands its answer (headers, usage) over. */
-	private Mono<String> handingOver(Attempt attempt) {
-		return Mono.defer(() -> {
-			this.h.inFlight.incrementAndGet();
-			return this.h.webClient.post()
-				.uri(attempt.target().baseUrl() + "/v1/chat/completions")
-				.bodyValue("{}")
-				.retrieve()
-				.toEntity(String.class)
-				.map((entity) -> {
-					attempt.answered(entity.getHeaders().asMultiValueMap(), entity.getBody());
-					return entity.getBody();
-				});
-		}).doFinally((signal) -> this.h.inFlight.decrementAndGet());
-	}
-
 	private static String answerUsing(long input, long output) {
 		return "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,"
 				+ "\"message\":{\"role\":\"assistant\",\"content\":\"Hello\"},\"finish_reason\":\"stop\"}],"
@@ -247,7 +231,7 @@ class PoolPartitionTests {
 				answerUsing(10, 20)));
 		this.h.build((builder) -> builder.pools(PartitionSettings.defaults().on()), "primary");
 
-		this.h.time.await(this.h.resilience.execute("chat", this::handingOver), this.h.inFlight::get);
+		this.h.time.await(this.h.resilience.execute("chat", this.h::handingOver), this.h.inFlight::get);
 
 		assertThat(this.h.events(StateChange.Kind.POOL_CAPACITY_CHANGED)).singleElement().satisfies((change) -> {
 			assertThat(change.subject()).isEqualTo(SCOPE);
@@ -259,7 +243,7 @@ class PoolPartitionTests {
 		for (int i = 0; i < 40; i++) {
 			calls.add(Mono.defer(() -> {
 				Duration start = this.h.time.elapsed();
-				return this.h.resilience.execute("chat", CallOptions.pool(PoolSettings.EVALUATION), this::handingOver)
+				return this.h.resilience.execute("chat", CallOptions.pool(PoolSettings.EVALUATION), this.h::handingOver)
 					.map((body) -> this.h.time.elapsed().minus(start));
 			}));
 		}
@@ -284,7 +268,7 @@ class PoolPartitionTests {
 		this.h.build((builder) -> builder.pools(new PartitionSettings(true, PartitionSettings.defaultPools(),
 				Map.of(SCOPE, new Capacity(0, tokensPerMinute)), true)), "primary");
 
-		this.h.time.await(this.h.resilience.execute("chat", this::handingOver), this.h.inFlight::get);
+		this.h.time.await(this.h.resilience.execute("chat", this.h::handingOver), this.h.inFlight::get);
 		Instant now = this.h.time.instant();
 		LlmUnavailableException unavailable = (LlmUnavailableException) this.h.chatFailure();
 

@@ -205,7 +205,8 @@ class SpendTriggerTests {
 	}
 
 	private static String call(LlmResilience resilience, WebClient client) {
-		return resilience.execute("chat", (attempt) -> handOver(client, attempt)).block(Duration.ofSeconds(10));
+		return resilience.execute("chat", (attempt) -> EngineHarness.handOver(client, attempt))
+			.block(Duration.ofSeconds(10));
 	}
 
 	private static Target target(FakeProvider provider, String name) {
@@ -228,33 +229,14 @@ class SpendTriggerTests {
 	private int callsAt(int count, Duration pace) {
 		int served = 0;
 		for (int i = 0; i < count; i++) {
-			String body = this.h.time.await(this.h.resilience.execute("chat", this::handOver), this.h.inFlight::get);
+			String body = this.h.time.await(this.h.resilience.execute("chat", this.h::handingOver),
+					this.h.inFlight::get);
 			if (body != null) {
 				served++;
 			}
 			this.h.time.advance(pace);
 		}
 		return served;
-	}
-
-	/** A WebClient call that hands its answer over, as an application's does. */
-	private Mono<String> handOver(Attempt attempt) {
-		return Mono.defer(() -> {
-			this.h.inFlight.incrementAndGet();
-			return handOver(this.h.webClient, attempt);
-		}).doFinally((signal) -> this.h.inFlight.decrementAndGet());
-	}
-
-	private static Mono<String> handOver(WebClient client, Attempt attempt) {
-		return client.post()
-			.uri(attempt.target().baseUrl() + "/v1/chat/completions")
-			.bodyValue("{}")
-			.retrieve()
-			.toEntity(String.class)
-			.map((entity) -> {
-				attempt.answered(entity.getHeaders().asMultiValueMap(), entity.getBody());
-				return entity.getBody();
-			});
 	}
 
 	private TargetState.BreakerState breaker() {
