@@ -19,7 +19,6 @@ import io.github.llmresilience.test.FakeProvider.Reply;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import reactor.core.publisher.Mono;
 
 import org.springframework.web.reactive.function.client.WebClient;
 
