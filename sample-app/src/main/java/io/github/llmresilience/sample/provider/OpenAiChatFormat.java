@@ -29,8 +29,14 @@ final class OpenAiChatFormat implements ChatFormat {
 
 	@Override
 	public Map<String, Object> request(String model, String question, boolean stream) {
+		if (stream) {
+			// The last chunk then carries the usage, for the spend trigger and token
+			// pools.
+			return Map.of("model", model, "messages", List.of(Map.of("role", "user", "content", question)), "stream",
+					true, "stream_options", Map.of("include_usage", true));
+		}
 		return Map.of("model", model, "messages", List.of(Map.of("role", "user", "content", question)), "stream",
-				stream);
+				false);
 	}
 
 	@Override

@@ -50,7 +50,8 @@ final class OpenAiSimulation implements VendorSimulation {
 			question.append(message.path("content").asString());
 		}
 		return new Prompt(request.path("model").asString("gpt-4o"), question.toString(),
-				request.path("stream").asBoolean(false));
+				request.path("stream").asBoolean(false),
+				request.path("stream_options").path("include_usage").asBoolean(false));
 	}
 
 	@Override
@@ -143,6 +144,21 @@ final class OpenAiSimulation implements VendorSimulation {
 		}
 		frames.add(new SseFrame(null, chunk(id, prompt, now, (delta) -> {
 		}, refusal ? "content_filter" : "stop"), refusal));
+		if (prompt.streamUsage()) {
+			// As OpenAI sends it: one last chunk with no choices and the whole usage.
+			ObjectNode usage = this.json.createObjectNode();
+			usage.put("id", id)
+				.put("object", "chat.completion.chunk")
+				.put("created", now.getEpochSecond())
+				.put("model", prompt.model())
+				.putArray("choices");
+			int completion = refusal ? 0 : tokens.size();
+			usage.putObject("usage")
+				.put("prompt_tokens", prompt.tokens())
+				.put("completion_tokens", completion)
+				.put("total_tokens", prompt.tokens() + completion);
+			frames.add(new SseFrame(null, this.json.writeValueAsString(usage), false));
+		}
 		frames.add(new SseFrame(null, "[DONE]", false));
 		return frames;
 	}

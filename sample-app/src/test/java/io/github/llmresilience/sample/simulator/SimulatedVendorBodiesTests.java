@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.stream.Collectors;
 
 import io.github.llmresilience.classify.Outcome;
@@ -11,6 +12,8 @@ import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.classify.internal.BuiltInClassifiers;
+import io.github.llmresilience.usage.Usage;
+import io.github.llmresilience.usage.internal.UsageReader;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import tools.jackson.databind.json.JsonMapper;
@@ -68,6 +71,24 @@ class SimulatedVendorBodiesTests {
 			.containsOnly(Outcome.SUCCESS);
 		assertThat(outcomes(vendor, simulation.stream(this.prompt, tokens, true, Instant.now())))
 			.contains(Outcome.CONTENT_FILTER);
+	}
+
+	@ParameterizedTest
+	@EnumSource(SimulatedVendor.class)
+	void aStreamAskedForItsUsageEndsWithIt(SimulatedVendor vendor) {
+		VendorSimulation simulation = simulation(vendor);
+		Prompt prompt = new Prompt("model-x", "What is a breaker?", true, true);
+		List<String> tokens = List.of("An ", "answer.");
+
+		List<SseFrame> frames = simulation.stream(prompt, tokens, false, Instant.now());
+
+		assertThat(outcomes(vendor, frames)).containsOnly(Outcome.SUCCESS);
+		Usage usage = frames.stream()
+			.map((frame) -> UsageReader.read(ProviderResponse.streamEvent(frame.event(), frame.data())))
+			.filter(Objects::nonNull)
+			.reduce(Usage.NONE, Usage::max);
+		assertThat(usage.inputTokens()).isEqualTo(prompt.tokens());
+		assertThat(usage.outputTokens()).isEqualTo(tokens.size());
 	}
 
 	@ParameterizedTest
