@@ -195,7 +195,10 @@ final class TargetRuntime {
 		}
 		timeout(streaming).record(nanos);
 		this.accounts.success(this.account);
-		this.spend.record(answer::usage);
+		if (!answer.isEmpty()) {
+			// Nothing handed over, no usage: no reference made on every call.
+			this.spend.record(answer::usage);
+		}
 	}
 
 	/** Settle the permit with a failure's verdict. */
