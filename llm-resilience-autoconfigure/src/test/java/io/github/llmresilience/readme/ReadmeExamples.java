@@ -3,10 +3,18 @@ package io.github.llmresilience.readme;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
+import io.github.llmresilience.canary.CanaryJudge;
+import io.github.llmresilience.canary.CanaryProbe;
+import io.github.llmresilience.execute.Attempt;
+import io.github.llmresilience.execute.BlockingTargetCall;
+import io.github.llmresilience.execute.CallOptions;
+import io.github.llmresilience.execute.LlmFallback;
 import io.github.llmresilience.execute.LlmResilience;
-import io.github.llmresilience.state.TargetState;
+import io.github.llmresilience.execute.TargetCall;
 import io.github.llmresilience.state.TargetState.BreakerState;
+import io.github.llmresilience.state.TargetState;
 import io.github.llmresilience.web.LlmResilienceClientHttpRequestInterceptor;
 import io.github.llmresilience.web.LlmResilienceExchangeFilterFunction;
 import io.github.llmresilience.web.stream.OpenAiChatStream;
@@ -20,8 +28,8 @@ import org.springframework.web.client.RestClient;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /**
- * The examples of README.md's "Call through it" section and of docs/calls.md's "One
- * target, no chain", as written there: if one stops compiling, so does the test suite.
+ * The code examples of README.md and of docs/calls.md, docs/pools.md and docs/canary.md,
+ * as written there: if one stops compiling, so does the test suite.
  * {@code ReadmeExamplesTests} runs the first against a real server.
  */
 final class ReadmeExamples {
@@ -93,6 +101,56 @@ final class ReadmeExamples {
 						return entity.getBody();
 					}));
 		return answer;
+	}
+
+	// README "Share a quota between traffic classes", docs/pools.md "Naming the traffic
+	// class"
+	static void pools(LlmResilience resilience, TargetCall<String> call, BlockingTargetCall<String> blocking) {
+		resilience.execute("chat", call); // interactive
+		resilience.execute("chat", CallOptions.pool("background"), call); // a job
+		resilience.call("chat", CallOptions.pool("evaluation").withDeadline(Duration.ofMinutes(15)), blocking);
+	}
+
+	// docs/calls.md, "Degraded mode: an answer without any model"
+	static Mono<Answer> degraded(LlmResilience resilience, Provider provider, Recent recent, String question) {
+		Mono<Answer> answer = resilience.execute("chat", CallOptions.deadline(Duration.ofSeconds(20)),
+				attempt -> provider.answer(attempt, question),
+				degradation -> new Answer(recent.lastAnswerTo(question), LlmFallback.SERVED_BY));
+		return answer;
+	}
+
+	record Answer(String text, String servedBy) {
+	}
+
+	interface Provider {
+
+		Mono<Answer> answer(Attempt attempt, String question);
+
+	}
+
+	interface Recent {
+
+		String lastAnswerTo(String question);
+
+	}
+
+	// docs/canary.md, "Your own request: CanaryProbe" (an SDK client in place of
+	// Bedrock's)
+	static final class Canaries {
+
+		CanaryProbe canaryProbe(Function<String, String> bedrock) {
+			return (request) -> Mono
+				.fromCallable(() -> ask(bedrock, request.target().model(), "What is the capital of France? One word."));
+		}
+
+		CanaryJudge canaryJudge() { // with judge: predicate
+			return (target, answer) -> answer.strip().equalsIgnoreCase("Paris");
+		}
+
+		private static String ask(Function<String, String> client, String model, String question) {
+			return client.apply(model + ": " + question);
+		}
+
 	}
 
 	// "Operate it", from code
