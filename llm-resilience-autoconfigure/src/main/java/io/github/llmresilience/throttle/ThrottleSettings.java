@@ -41,12 +41,27 @@ public record ThrottleSettings(Duration defaultWait, Duration maxWait, Duration 
 	}
 
 	/**
-	 * Settings with the default {@link #minWait()}.
+	 * Settings with the default {@link #minWait()} for the default wait (see
+	 * {@link #defaultMinWait(Duration)}).
 	 * @param defaultWait the gate when the provider named no wait
 	 * @param maxWait the longest gate
 	 */
 	public ThrottleSettings(Duration defaultWait, Duration maxWait) {
-		this(defaultWait, maxWait, DEFAULT_MIN_WAIT);
+		this(defaultWait, maxWait, defaultMinWait(defaultWait));
+	}
+
+	/**
+	 * The shortest hint believed when none is set: {@link #DEFAULT_MIN_WAIT}, or half the
+	 * default wait when that is shorter, so that any positive default wait has one.
+	 * @param defaultWait the gate when the provider named no wait; {@code null} or not
+	 * positive gives {@link #DEFAULT_MIN_WAIT} (the default wait itself is refused then)
+	 */
+	public static Duration defaultMinWait(Duration defaultWait) {
+		if (defaultWait == null || defaultWait.isNegative() || defaultWait.isZero()) {
+			return DEFAULT_MIN_WAIT;
+		}
+		Duration half = defaultWait.dividedBy(2);
+		return (half.compareTo(DEFAULT_MIN_WAIT) < 0) ? half : DEFAULT_MIN_WAIT;
 	}
 
 	public static ThrottleSettings defaults() {

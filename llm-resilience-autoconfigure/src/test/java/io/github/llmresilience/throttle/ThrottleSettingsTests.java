@@ -29,6 +29,18 @@ class ThrottleSettingsTests {
 			.isEqualTo(ThrottleSettings.DEFAULT_MIN_WAIT);
 	}
 
+	/** Any positive default wait builds without a minimum wait of its own. */
+	@Test
+	void aShortDefaultWaitWithoutAMinimumGetsHalfOfItAsTheMinimum() {
+		assertThat(new ThrottleSettings(Duration.ofMillis(100), FIVE_MINUTES).minWait())
+			.isEqualTo(Duration.ofMillis(50));
+		assertThat(new ThrottleSettings(Duration.ofMillis(20), FIVE_MINUTES).minWait())
+			.isEqualTo(Duration.ofMillis(10));
+		assertThat(new ThrottleSettings(ONE_NANO, FIVE_MINUTES).minWait()).isZero();
+		assertThat(new ThrottleSettings(Duration.ofMillis(200), FIVE_MINUTES).minWait())
+			.isEqualTo(ThrottleSettings.DEFAULT_MIN_WAIT);
+	}
+
 	@Test
 	void defaultWaitIsPositiveUpToTheMaximumWait() {
 		assertThat(new ThrottleSettings(ONE_NANO, FIVE_MINUTES, Duration.ZERO).defaultWait()).isEqualTo(ONE_NANO);
