@@ -190,8 +190,7 @@ public final class LlmResilienceAutoConfiguration {
 			.breaker(breaker(properties.getBreaker(), null, properties.getTimeouts().getFirstToken()))
 			.failureDomain(properties.getBreaker().getFailureDomain())
 			.retry(retry(properties.getRetry()))
-			.throttle(new ThrottleSettings(properties.getThrottle().getDefaultWait(),
-					properties.getThrottle().getMaxWait(), properties.getThrottle().getMinWait()))
+			.throttle(properties.getThrottle().settings())
 			.accounts(new AccountSettings(properties.getQuota().getDefaultPark(), properties.getQuota().getMaxPark(),
 					properties.getCredential().getLockAfter(), properties.getCredential().getLockDuration(),
 					properties.getCredential().getLockDurationMax()))

@@ -34,6 +34,7 @@ import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.spend.Price;
 import io.github.llmresilience.spend.SpendSettings;
 import io.github.llmresilience.throttle.AccountSettings;
+import io.github.llmresilience.target.Target;
 import io.github.llmresilience.throttle.ThrottleSettings;
 import io.github.llmresilience.timeout.AdaptiveSettings;
 import org.jspecify.annotations.Nullable;
@@ -186,13 +187,30 @@ public class LlmResilienceProperties implements InitializingBean {
 		}
 	}
 
+	/** A name the fleet's store could not carry (see {@link Target#nameProblem}). */
+	static void checkName(String property, @Nullable String value, List<Problem> problems) {
+		String problem = Target.nameProblem(value);
+		if (problem != null) {
+			problems.add(new Problem(property, quote(value), problem));
+		}
+	}
+
 	/** Every problem of this configuration that needs no other bean to find. */
 	List<Problem> validate() {
 		List<Problem> problems = new ArrayList<>();
-		this.targets.forEach(
-				(name, target) -> target.validate(PREFIX + ".targets." + name, this.breaker, this.timeouts, problems));
+		this.targets.forEach((name, target) -> {
+			String nameProblem = Target.nameProblem(name);
+			if (nameProblem != null) {
+				problems.add(new Problem(PREFIX + ".targets." + name, quote(name), "the target's name " + nameProblem));
+			}
+			target.validate(PREFIX + ".targets." + name, this.breaker, this.timeouts, problems);
+		});
 		this.chains.forEach((name, members) -> {
 			String property = PREFIX + ".chains." + name;
+			String nameProblem = Target.nameProblem(name);
+			if (nameProblem != null) {
+				problems.add(new Problem(property, quote(name), "the chain's name " + nameProblem));
+			}
 			if (members == null || members.isEmpty()) {
 				problems.add(new Problem(property, "[]", "a chain needs at least one target"));
 				return;
@@ -497,6 +515,10 @@ public class LlmResilienceProperties implements InitializingBean {
 		}
 
 		void validate(String property, Breaker breakerDefaults, Timeouts timeoutDefaults, List<Problem> problems) {
+			checkName(property + ".provider", this.provider, problems);
+			checkName(property + ".account", this.account, problems);
+			checkName(property + ".model", this.model, problems);
+			checkName(property + ".region", this.region, problems);
 			if (this.provider == null || this.provider.isBlank()) {
 				problems.add(new Problem(property + ".provider", "null",
 						"every target needs a provider (provider id such as openai or anthropic)"));
@@ -1058,9 +1080,10 @@ public class LlmResilienceProperties implements InitializingBean {
 
 		/**
 		 * Shortest wait hint believed; a shorter one (zero, a reset already past) gates
-		 * for default-wait.
+		 * for default-wait. Below default-wait; 100 ms by default, or half of
+		 * default-wait when that is shorter.
 		 */
-		private Duration minWait = Duration.ofMillis(100);
+		private @Nullable Duration minWait;
 
 		/**
 		 * A rate limit whose provider-stated reset is further off than this is a quota:
@@ -1084,12 +1107,18 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.maxWait = maxWait;
 		}
 
-		public Duration getMinWait() {
+		public @Nullable Duration getMinWait() {
 			return this.minWait;
 		}
 
-		public void setMinWait(Duration minWait) {
+		public void setMinWait(@Nullable Duration minWait) {
 			this.minWait = minWait;
+		}
+
+		/** The settings these properties make (which check themselves). */
+		ThrottleSettings settings() {
+			return (this.minWait != null) ? new ThrottleSettings(this.defaultWait, this.maxWait, this.minWait)
+					: new ThrottleSettings(this.defaultWait, this.maxWait);
 		}
 
 		public Duration getQuotaThreshold() {
@@ -1101,8 +1130,7 @@ public class LlmResilienceProperties implements InitializingBean {
 		}
 
 		void validate(String property, List<Problem> problems) {
-			build(ThrottleSettings.class, under(property),
-					() -> new ThrottleSettings(this.defaultWait, this.maxWait, this.minWait), problems);
+			build(ThrottleSettings.class, under(property), this::settings, problems);
 			build(ClassifierSettings.class, under(property),
 					() -> new ClassifierSettings(Clock.systemUTC(), this.quotaThreshold, UnclassifiedListener.NONE),
 					problems);

@@ -152,6 +152,30 @@ class LlmResiliencePropertiesTests {
 	}
 
 	@Test
+	void aShortDefaultWaitStartsWithoutAMinimumWaitOfItsOwn() {
+		assertThat(problems((p) -> p.getThrottle().setDefaultWait(Duration.ofMillis(50)))).isEmpty();
+		assertThat(problems((p) -> {
+			p.getThrottle().setDefaultWait(Duration.ofMillis(50));
+			p.getThrottle().setMinWait(Duration.ofMillis(60));
+		})).extracting(Problem::property).containsExactly("llm.resilience.throttle.min-wait");
+	}
+
+	@Test
+	void aNameTheFleetCouldNotCarryIsNamedByItsProperty() {
+		assertThat(problems((p) -> {
+			TargetProperties target = target(p);
+			target.setAccount("prod,eu");
+			target.setModel("gpt-4o\n");
+			p.getTargets().put("b\tc", new TargetProperties());
+			p.getTargets().get("b\tc").setProvider("openai");
+			p.getChains().put("chat", List.of("a"));
+			p.getChains().put("batch\nnight", List.of("a"));
+		})).extracting(Problem::property)
+			.containsExactlyInAnyOrder("llm.resilience.targets.a.account", "llm.resilience.targets.a.model",
+					"llm.resilience.targets.b\tc", "llm.resilience.chains.batch\nnight");
+	}
+
+	@Test
 	void aFallbackKeyedByAnUnknownChainIsNamedByItsProperty() {
 		assertThat(problems((p) -> {
 			target(p);

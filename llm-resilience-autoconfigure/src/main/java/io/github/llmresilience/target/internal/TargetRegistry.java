@@ -48,7 +48,10 @@ public final class TargetRegistry {
 		}
 		this.targets = Collections.unmodifiableMap(byName);
 		Map<String, List<String>> copy = new LinkedHashMap<>();
-		chains.forEach((name, members) -> copy.put(name, checkedChain(name, members)));
+		chains.forEach((name, members) -> {
+			Target.requireName("chain", name);
+			copy.put(name, checkedChain(name, members));
+		});
 		this.configuredChains = Collections.unmodifiableMap(copy);
 		this.chains = this.configuredChains;
 		this.events = events;
