@@ -65,8 +65,7 @@ final class FleetRedis {
 	Pod pod(String id, String namespace, LlmResilienceBuilder builder, FleetSettings settings) {
 		LettuceConnectionFactory connection = connect();
 		LlmResilience resilience = builder
-			.fleet(new RedisFleetStore(new ReactiveStringRedisTemplate(connection), namespace,
-					settings.commandTimeout()), settings)
+			.fleet(new RedisFleetStore(new ReactiveStringRedisTemplate(connection), namespace), settings)
 			.fleetPod(id)
 			.build();
 		return new Pod(resilience, connection, namespace);

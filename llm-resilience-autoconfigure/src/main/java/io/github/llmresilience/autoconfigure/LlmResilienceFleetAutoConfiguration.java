@@ -37,8 +37,7 @@ public final class LlmResilienceFleetAutoConfiguration {
 			throw LlmResilienceAutoConfiguration.fleetNeedsStore();
 		}
 		FleetSettings settings = properties.getFleet().settings(environment.getProperty("spring.application.name"));
-		return new RedisFleetStore(new ReactiveStringRedisTemplate(factory), settings.namespace(),
-				settings.commandTimeout());
+		return new RedisFleetStore(new ReactiveStringRedisTemplate(factory), settings.namespace());
 	}
 
 }

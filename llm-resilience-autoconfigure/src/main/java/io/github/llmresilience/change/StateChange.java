@@ -40,6 +40,12 @@ public record StateChange(Instant at, Kind kind, String subject, String detail, 
 		/** This pod lost the fleet's store: it decides alone until it is back. */
 		FLEET_DISCONNECTED(false, true),
 		/**
+		 * The fleet's store lost its state (an empty restart, {@code FLUSHALL},
+		 * eviction): this pod publishes what it holds again rather than follow the
+		 * emptied store (logged as a warning).
+		 */
+		FLEET_STATE_LOST(false, true),
+		/**
 		 * A provider answered that its whole fleet is overloaded: until {@code until},
 		 * chains try its targets after every other provider's (logged as a warning; its
 		 * targets stay in service).

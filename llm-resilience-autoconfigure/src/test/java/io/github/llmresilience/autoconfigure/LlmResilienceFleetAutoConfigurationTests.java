@@ -2,6 +2,7 @@ package io.github.llmresilience.autoconfigure;
 
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 
 import io.github.llmresilience.actuate.LlmResilienceEndpoint;
 import io.github.llmresilience.actuate.LlmResilienceHealthIndicator;
@@ -58,7 +59,9 @@ class LlmResilienceFleetAutoConfigurationTests {
 				assertThat(context.getBean(RedisFleetStore.class).prefix()).isEqualTo("llm-resilience:{" + name + "}:");
 				LlmResilience resilience = context.getBean(LlmResilience.class);
 				assertThat(resilience.fleet().enabled()).isTrue();
-				assertThat(resilience.fleet().connected()).isTrue();
+				// A cold connection may take longer than the start waits: the fleet's
+				// thread connects.
+				await().atMost(Duration.ofSeconds(10)).until(() -> resilience.fleet().connected());
 				assertThat(resilience.fleet().namespace()).isEqualTo(name);
 				Health health = context.getBean(LlmResilienceHealthIndicator.class).health();
 				assertThat(health.getDetails().get("fleet")).asInstanceOf(InstanceOfAssertFactories.MAP)
@@ -149,7 +152,7 @@ class LlmResilienceFleetAutoConfigurationTests {
 			return new FleetStore() {
 
 				@Override
-				public View sync(Sync sync) {
+				public CompletableFuture<View> sync(Sync sync) {
 					throw new IllegalStateException("the user's store broke");
 				}
 

@@ -303,8 +303,21 @@ public final class Breaker {
 		this.openings++;
 		// Following the fleet, the fleet's end of the open time; else this pod's own.
 		long now = this.clock.millis();
-		this.openUntilMillis = (this.fleetHeld && this.fleetUntilMillis > now) ? this.fleetUntilMillis
+		boolean fleetEnd = this.fleetHeld && this.fleetUntilMillis > now;
+		this.openUntilMillis = fleetEnd ? this.fleetUntilMillis
 				: now + this.settings.openDurationAfter(this.openings).toMillis();
+		SharedOutcomes shared = this.shared;
+		if (!fleetEnd && shared != null) {
+			// The fleet hears of it and judges the domain at once.
+			shared.opened();
+			if (shared.leasesTrials()) {
+				// An opening of this pod's own, in a fleet that answers: its trial waits
+				// for the fleet's lease like any other, so that pods whose breakers open
+				// before the fleet's do not all probe the domain at the same instant.
+				this.fleetHeld = true;
+				this.fleetUntilMillis = this.openUntilMillis;
+			}
+		}
 		endTrial(false);
 		this.probeInFlight = 0;
 		TrialProbe probe = this.probe;

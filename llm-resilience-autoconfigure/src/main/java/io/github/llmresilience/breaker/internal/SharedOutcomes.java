@@ -20,4 +20,18 @@ public interface SharedOutcomes {
 	 */
 	void trialEnded(boolean closed);
 
+	/**
+	 * Whether the fleet hands out trials now (its store answers): a breaker that opens on
+	 * this pod's own counts then waits for the fleet's probe lease too, so that the pods
+	 * whose breakers opened before the fleet's take their trials one at a time. Without
+	 * the store each pod takes its own.
+	 */
+	boolean leasesTrials();
+
+	/**
+	 * This pod's breaker opened on its own calls (not by following the fleet): a hint for
+	 * the fleet to judge the domain now.
+	 */
+	void opened();
+
 }

@@ -39,7 +39,7 @@ public abstract class LlmResilienceEvent extends ApplicationEvent {
 			case ACCOUNT_LOCKED -> new AccountLockedEvent(change);
 			case ACCOUNT_UNPARKED, ACCOUNT_UNLOCKED -> new AccountReleasedEvent(change);
 			case CHAIN_EDITED -> new ChainEditedEvent(change);
-			case FLEET_CONNECTED, FLEET_DISCONNECTED -> new FleetConnectionEvent(change);
+			case FLEET_CONNECTED, FLEET_DISCONNECTED, FLEET_STATE_LOST -> new FleetConnectionEvent(change);
 			case PROVIDER_OVERLOADED -> new ProviderOverloadedEvent(change);
 			case CLASSIFICATION_RULES_EDITED -> new ClassificationRulesEditedEvent(change);
 			case POOL_CAPACITY_CHANGED -> new PoolCapacityChangedEvent(change);

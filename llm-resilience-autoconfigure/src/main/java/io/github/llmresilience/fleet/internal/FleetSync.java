@@ -1,41 +1,54 @@
 package io.github.llmresilience.fleet.internal;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.DoubleSupplier;
+import java.util.regex.Pattern;
 
 import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.breaker.internal.Breakers;
 import io.github.llmresilience.breaker.internal.SharedOutcomes;
 import io.github.llmresilience.change.StateChange;
+import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.classify.ClassificationRule;
 import io.github.llmresilience.classify.ClassificationRules;
-import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.fleet.FleetSettings;
 import io.github.llmresilience.fleet.FleetStore;
+import io.github.llmresilience.fleet.FleetStore.Batch;
+import io.github.llmresilience.fleet.FleetStore.Counts;
 import io.github.llmresilience.fleet.FleetStore.DomainView;
 import io.github.llmresilience.fleet.FleetStore.Hold;
 import io.github.llmresilience.fleet.FleetStore.Operation;
 import io.github.llmresilience.fleet.FleetStore.Write;
-import io.github.llmresilience.spend.internal.DomainSpend;
 import io.github.llmresilience.pool.internal.Pools;
+import io.github.llmresilience.spend.internal.DomainSpend;
 import io.github.llmresilience.spend.internal.Spend;
 import io.github.llmresilience.state.FleetState;
 import io.github.llmresilience.target.internal.TargetRegistry;
 import io.github.llmresilience.throttle.internal.Accounts;
 import io.github.llmresilience.throttle.internal.ThrottleGate;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,7 +61,18 @@ import org.slf4j.LoggerFactory;
  *
  * <p>
  * When the store is slow or down, nothing changes for calls: the pod decides alone on its
- * own state, keeps its counts and writes, and sends them when the store is back.
+ * own state, keeps its counts and writes, and sends them when the store is back. A sync
+ * the pod stopped waiting for may still run at the store (a stalled server runs what was
+ * queued on its connection when it resumes), so nothing sent may count twice: counts go
+ * in numbered {@link Batch batches} the store applies once and the pod sends again until
+ * an answer, timely or late, acknowledges them; ends are absolute on the store's clock;
+ * and while a sync is still out, no other is sent behind it.
+ *
+ * <p>
+ * A store that lost its state (an empty restart, {@code FLUSHALL}, eviction) answers a
+ * new epoch, or a domain's generation goes backwards: the pod then follows nothing it
+ * says about what was lost, and publishes again what it holds (operator statuses,
+ * openings, gates, parks, locks, edited chains and rules).
  */
 public final class FleetSync implements Fleet {
 
@@ -56,6 +80,29 @@ public final class FleetSync implements Fleet {
 
 	/** Writes kept while the store is away; beyond it the oldest are dropped. */
 	static final int MAX_PENDING = 1000;
+
+	/** Batches kept unacknowledged; beyond it the oldest are dropped. */
+	static final int MAX_BATCHES = 1000;
+
+	/**
+	 * A sync still out after this many command timeouts is given up and another sent (its
+	 * script may still run: it is idempotent).
+	 */
+	static final int ABANDON_AFTER_TIMEOUTS = 10;
+
+	/** The longest the first sync (which may make the connection) is waited for. */
+	static final long FIRST_ANSWER_MILLIS = 10_000;
+
+	/** The reason the fleet gives a breaker status an operator set. */
+	private static final String OPERATOR = "by an operator";
+
+	/** Where this pod's own edits are told from the fleet's. */
+	static final String SOURCE = "fleet";
+
+	/** An error the store's server answered; its text names no address and no secret. */
+	private static final Pattern SERVER_ERROR = Pattern.compile(
+			"^(NOPERM|NOAUTH|WRONGPASS|OOM|ERR|WRONGTYPE|BUSY|NOSCRIPT|READONLY|MASTERDOWN|LOADING|CROSSSLOT|MOVED|ASK|CLUSTERDOWN|TRYAGAIN)\\b.*",
+			Pattern.DOTALL);
 
 	private final FleetSettings settings;
 
@@ -76,20 +123,28 @@ public final class FleetSync implements Fleet {
 	/** The classification rules, shared when given; {@code null} to share none. */
 	private final @Nullable ClassificationRules rules;
 
-	/** The reason the fleet gives a breaker status an operator set. */
-	private static final String OPERATOR = "by an operator";
-
-	/** Where this pod's own edits are told from the fleet's. */
-	static final String SOURCE = "fleet";
-
 	private final DoubleSupplier random;
 
 	private final String pod;
+
+	/** This run of the pod: the store remembers the batches it applied under it. */
+	private final String incarnation = UUID.randomUUID().toString().substring(0, 8);
+
+	/** How recently a pod must have synced to hold a lease; also a kept lease's life. */
+	private final Duration liveness;
 
 	private final Map<String, Link> links = new ConcurrentHashMap<>();
 
 	/** Writes not yet sent, by kind and subject, oldest first; guarded by itself. */
 	private final LinkedHashMap<String, Pending> pending = new LinkedHashMap<>();
+
+	/**
+	 * Batches sent or to send and not yet acknowledged, oldest first; guarded by itself.
+	 */
+	private final ArrayDeque<Batch> batches = new ArrayDeque<>();
+
+	/** The last batch's number; guarded by {@link #batches}. */
+	private long batchSequence;
 
 	private final AtomicBoolean triggered = new AtomicBoolean();
 
@@ -97,6 +152,32 @@ public final class FleetSync implements Fleet {
 
 	/** The last operator command applied; {@code -1} until the first sync. */
 	private long knownOperation = -1;
+
+	/** The store's epoch last seen; empty until the first sync. */
+	private String epoch = "";
+
+	/**
+	 * This pod's clock minus the store's, from the last answer; {@code null} before the
+	 * first. Ends go to the store on its clock, so a hold is never sent before it is
+	 * known.
+	 */
+	private volatile @Nullable Long offsetMillis;
+
+	/** The sync still out at the store, or {@code null}. */
+	private @Nullable CompletableFuture<FleetStore.View> inFlight;
+
+	private long inFlightSinceMillis;
+
+	/**
+	 * Each mirrored gate's jitter, drawn once per gate and end: subject to (end, jitter).
+	 */
+	private final Map<String, long[]> jitters = new HashMap<>();
+
+	/** Whether the rules were edited since start, here or by the fleet. */
+	private volatile boolean rulesEdited;
+
+	/** Guards the transitions of {@link #connected}. */
+	private final Object connection = new Object();
 
 	/** {@code null} before the first sync. */
 	private volatile @Nullable Boolean connected;
@@ -132,11 +213,29 @@ public final class FleetSync implements Fleet {
 		this.pod = pod;
 		this.random = random;
 		this.rules = rules;
+		this.liveness = liveness(settings);
 		this.executor = Executors.newSingleThreadScheduledExecutor((runnable) -> {
 			Thread thread = new Thread(runnable, "llm-resilience-fleet-" + settings.namespace());
 			thread.setDaemon(true);
 			return thread;
 		});
+	}
+
+	/**
+	 * How long a pod may go without a sync and still count as alive for its lease: three
+	 * sync intervals, at least two command timeouts (one slow sync is no death) and a
+	 * second, never beyond the probe lease.
+	 */
+	static Duration liveness(FleetSettings settings) {
+		Duration liveness = settings.syncInterval().multipliedBy(3);
+		Duration timeouts = settings.commandTimeout().multipliedBy(2);
+		if (timeouts.compareTo(liveness) > 0) {
+			liveness = timeouts;
+		}
+		if (liveness.compareTo(Duration.ofSeconds(1)) < 0) {
+			liveness = Duration.ofSeconds(1);
+		}
+		return (liveness.compareTo(settings.probeLease()) > 0) ? settings.probeLease() : liveness;
 	}
 
 	/**
@@ -157,9 +256,10 @@ public final class FleetSync implements Fleet {
 	}
 
 	/**
-	 * Link every breaker, sync once on the caller's thread (so that a new pod knows the
-	 * fleet's gates, parks, locks and open domains before its first call; bounded by the
-	 * store's command timeout), then sync every interval and on every hint.
+	 * Link every breaker, sync once on the fleet's thread and wait for it at most the
+	 * store's command timeout (so that a new pod knows the fleet's gates, parks, locks
+	 * and open domains before its first call when the store answers, and starts
+	 * unconnected when it does not), then sync every interval and on every hint.
 	 */
 	public void start() {
 		start(true);
@@ -180,16 +280,39 @@ public final class FleetSync implements Fleet {
 			// An operator's edit on this pod goes to every pod; one that came from the
 			// fleet does not go back.
 			this.rules.addListener((edit) -> {
+				this.rulesEdited = true;
 				if (!SOURCE.equals(edit.source())) {
 					command(Write.Kind.RULES, "rules", RuleCodec.encode(edit.rules()), 0);
 				}
 			});
 		}
-		sync();
+		Future<?> first = this.executor.submit(() -> {
+			syncLoop();
+			listen();
+		});
+		try {
+			// A store that has not answered within the command timeout (a stalled server,
+			// a connection still being made) does not hold the application's start: the
+			// pod starts on its own state and the fleet's thread goes on waiting.
+			first.get(this.settings.commandTimeout().toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (TimeoutException ex) {
+			logger.info("Fleet store {} not answered within {}: starting on this pod's own state, the fleet's "
+					+ "thread goes on connecting", this.settings.namespace(), this.settings.commandTimeout());
+		}
+		catch (ExecutionException ex) {
+			logger.warn("First fleet sync failed", ex.getCause());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 		if (periodic) {
 			long interval = this.settings.syncInterval().toNanos();
 			this.executor.scheduleWithFixedDelay(this::syncLoop, interval, interval, TimeUnit.NANOSECONDS);
 		}
+	}
+
+	private void listen() {
 		try {
 			this.store.listen(this::trigger);
 		}
@@ -291,42 +414,73 @@ public final class FleetSync implements Fleet {
 		if (this.closed && this.connected != null) {
 			return;
 		}
-		List<Pending> writes = drain();
-		List<FleetStore.DomainCounts> counts = new ArrayList<>(this.links.size());
 		long now = this.clock.millis();
-		for (Link link : this.links.values()) {
-			counts.add(link.counts(now));
+		CompletableFuture<FleetStore.View> previous = this.inFlight;
+		if (previous != null && !previous.isDone()) {
+			long abandonAfter = ABANDON_AFTER_TIMEOUTS * this.settings.commandTimeout().toMillis();
+			if (now - this.inFlightSinceMillis < abandonAfter) {
+				// The store has not run the last sync yet: another would only queue
+				// behind
+				// it. What this pod counts meanwhile goes in the next batch.
+				return;
+			}
+			previous.cancel(true);
 		}
-		FleetStore.View view;
+		Long offset = this.offsetMillis;
+		closeBatch(now, offset);
+		// Holds go on the store's clock: none before its offset is known.
+		List<Pending> writes = drain(offset != null);
+		List<FleetStore.Domain> domains = new ArrayList<>(this.links.size());
+		for (Link link : this.links.values()) {
+			domains.add(link.domain(now));
+		}
+		List<Batch> batches;
+		synchronized (this.batches) {
+			batches = new ArrayList<>(this.batches);
+		}
+		CompletableFuture<FleetStore.View> answer;
 		try {
 			List<Write> sent = new ArrayList<>(writes.size());
 			for (Pending write : writes) {
-				sent.add(write.toWrite(now));
+				sent.add(write.toWrite((offset != null) ? offset : 0));
 			}
-			view = this.store
-				.sync(new FleetStore.Sync(this.pod, this.knownOperation, this.settings.window(), counts, sent));
+			answer = this.store.sync(new FleetStore.Sync(this.pod, this.incarnation, this.epoch, this.knownOperation,
+					this.settings.window(), this.liveness, domains, batches, sent));
+			if (answer == null) {
+				throw new IllegalStateException("The fleet store answered no future");
+			}
 		}
-		catch (Exception ex) {
-			if (ex instanceof InterruptedException) {
-				Thread.currentThread().interrupt();
+		catch (RuntimeException ex) {
+			failed(writes, ex);
+			return;
+		}
+		this.inFlight = answer;
+		this.inFlightSinceMillis = now;
+		// An answer that comes after this pod stopped waiting still says which batches
+		// the store applied.
+		answer.whenComplete((view, error) -> {
+			if (view != null) {
+				acknowledge(view.appliedBatch());
 			}
-			// Keep what was not sent: the counts add up again, the writes go next time
-			// unless a newer one of the same kind and subject replaced them.
-			for (int i = 0; i < counts.size(); i++) {
-				FleetStore.DomainCounts sent = counts.get(i);
-				Link link = this.links.get(sent.domain());
-				if (link != null) {
-					link.giveBack(sent);
-				}
+		});
+		FleetStore.View view;
+		try {
+			// The first answer may take a connection to be made (a cold one takes a JVM
+			// more than a round trip): it has longer before the pod counts itself
+			// disconnected. The application's start does not wait for it (see start).
+			long wait = this.settings.commandTimeout().toMillis();
+			if (offset == null) {
+				wait = Math.max(wait, FIRST_ANSWER_MILLIS);
 			}
-			requeue(writes);
-			if (!Boolean.FALSE.equals(this.connected)) {
-				// Alone now: no pod could win a lease for this one, so a domain the fleet
-				// held open must not stay shut to it; the fleet's state is applied again,
-				// whole, when the store is back.
-				this.links.values().forEach(Link::leave);
-			}
-			connected(false, ex);
+			view = answer.get(wait, TimeUnit.MILLISECONDS);
+		}
+		catch (TimeoutException | ExecutionException | CancellationException ex) {
+			failed(writes, (ex instanceof ExecutionException) ? ex.getCause() : ex);
+			return;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			failed(writes, ex);
 			return;
 		}
 		try {
@@ -337,13 +491,105 @@ public final class FleetSync implements Fleet {
 			// A store's garbage never stops the loop.
 			logger.warn("Fleet state could not be applied", ex);
 		}
+		if (offset == null && hasPending()) {
+			// Holds waited for the store's clock: it is known now.
+			trigger();
+		}
 	}
 
-	private List<Pending> drain() {
+	/**
+	 * Take what every link counted since the last batch into a new one, unless nothing
+	 * was counted.
+	 */
+	private void closeBatch(long now, @Nullable Long offset) {
+		List<Counts> counts = new ArrayList<>();
+		for (Link link : this.links.values()) {
+			Counts taken = link.take();
+			if (taken != null) {
+				counts.add(taken);
+			}
+		}
+		if (counts.isEmpty()) {
+			return;
+		}
+		synchronized (this.batches) {
+			this.batches.addLast(new Batch(++this.batchSequence, (offset != null) ? now - offset : 0, counts));
+			if (this.batches.size() > MAX_BATCHES) {
+				Batch dropped = this.batches.removeFirst();
+				logger.warn("Fleet store away too long: dropped the counts of batch {}", dropped.sequence());
+			}
+		}
+	}
+
+	/** The store applied every batch up to this one: none is sent again. */
+	private void acknowledge(long applied) {
+		synchronized (this.batches) {
+			while (!this.batches.isEmpty() && this.batches.peekFirst().sequence() <= applied) {
+				this.batches.removeFirst();
+			}
+		}
+	}
+
+	/** Batches not yet acknowledged, for this package's tests. */
+	List<Batch> unacknowledged() {
+		synchronized (this.batches) {
+			return List.copyOf(this.batches);
+		}
+	}
+
+	private void failed(List<Pending> writes, @Nullable Throwable cause) {
+		// Keep the writes: they go next time unless a newer one of the same kind and
+		// subject replaced them. The batches stay until acknowledged.
+		requeue(writes);
+		if (!Boolean.FALSE.equals(this.connected)) {
+			// Alone now: no pod could win a lease for this one, so a domain the fleet
+			// held
+			// open must not stay shut to it; the fleet's state is applied again, whole,
+			// when the store is back.
+			this.links.values().forEach(Link::leave);
+		}
+		connected(false, describe(cause));
+	}
+
+	/**
+	 * The cause, told safely: an error the server answered (such as {@code NOPERM} when
+	 * an ACL refuses a command of the script) in its own words, anything else by its
+	 * type, whose message may name the store's address.
+	 */
+	static String describe(@Nullable Throwable cause) {
+		for (Throwable t = cause; t != null; t = t.getCause()) {
+			String message = t.getMessage();
+			if (message != null && SERVER_ERROR.matcher(message).matches()) {
+				String line = message.lines().findFirst().orElse(message);
+				return (line.length() > 300) ? line.substring(0, 300) : line;
+			}
+			if (t.getCause() == t) {
+				break;
+			}
+		}
+		if (cause instanceof TimeoutException) {
+			return "no answer within the command timeout";
+		}
+		return (cause != null) ? cause.getClass().getSimpleName() : "unknown";
+	}
+
+	private List<Pending> drain(boolean holds) {
 		synchronized (this.pending) {
-			List<Pending> writes = new ArrayList<>(this.pending.values());
-			this.pending.clear();
+			List<Pending> writes = new ArrayList<>(this.pending.size());
+			this.pending.values().removeIf((write) -> {
+				if (holds || !write.isHold()) {
+					writes.add(write);
+					return true;
+				}
+				return false;
+			});
 			return writes;
+		}
+	}
+
+	private boolean hasPending() {
+		synchronized (this.pending) {
+			return !this.pending.isEmpty();
 		}
 	}
 
@@ -369,17 +615,25 @@ public final class FleetSync implements Fleet {
 	private void apply(FleetStore.View view) {
 		// The store's clock and this pod's differ: every end is moved by their offset.
 		long offset = this.clock.millis() - view.serverMillis();
+		this.offsetMillis = offset;
+		// A store that lost its state: a new epoch. A new pod takes the state as it is.
+		boolean lost = !this.epoch.isEmpty() && !this.epoch.equals(view.epoch());
+		if (lost) {
+			this.events.publish(StateChange.Kind.FLEET_STATE_LOST, this.settings.namespace(), "pod " + this.pod
+					+ " found the fleet's store emptied (a new epoch), publishing what it holds again", null);
+		}
+		this.epoch = view.epoch();
 		Map<String, FleetState.Domain> domains = new TreeMap<>();
 		for (DomainView domain : view.domains()) {
 			Link link = this.links.get(domain.domain());
 			if (link != null) {
-				link.apply(domain, offset);
+				link.apply(domain, offset, lost);
 			}
 			domains.put(domain.domain(), new FleetState.Domain(domain.status(), domain.calls(), domain.failures(),
 					domain.slow(), domain.openings(), domain.prober(), domain.reason()));
 		}
 		this.domains = Collections.unmodifiableMap(domains);
-		if (this.knownOperation >= 0) {
+		if (this.knownOperation >= 0 && !lost) {
 			for (Operation operation : view.operations()) {
 				if (operation.sequence() > this.knownOperation) {
 					lift(operation);
@@ -390,6 +644,7 @@ public final class FleetSync implements Fleet {
 		for (Hold hold : view.holds()) {
 			mirror(hold, offset);
 		}
+		this.jitters.values().removeIf((jitter) -> jitter[0] < view.serverMillis());
 		view.chains().forEach((name, targets) -> {
 			List<String> current = this.registry.chains().get(name);
 			// A local edit not yet sent is newer than what the store holds.
@@ -403,11 +658,44 @@ public final class FleetSync implements Fleet {
 			}
 		});
 		applyRules(view.rules());
+		if (lost) {
+			republish();
+		}
 		Pools pools = this.pools;
 		if (pools != null && view.pods() > 0) {
 			pools.fleetSize(view.pods());
 		}
 		this.lastSync = this.clock.instant();
+	}
+
+	/**
+	 * The store lost its state: publish again what this pod holds, as if it had just
+	 * decided it (the store keeps the later end of every hold and opening, and an
+	 * operator's status over an opening, so every pod may do this at once).
+	 */
+	private void republish() {
+		long now = this.clock.millis();
+		this.gate.gated().forEach((scope, until) -> hold(Write.Kind.GATE, scope, "rate limited, republished", until));
+		for (Accounts.AccountStatus account : this.accounts.all()) {
+			if (account.parkedUntil().toEpochMilli() > now) {
+				String reason = account.parkReason();
+				hold(Write.Kind.PARK, account.name(), (reason != null) ? reason : "parked", account.parkedUntil());
+			}
+			if (account.lockedUntil().toEpochMilli() > now) {
+				String reason = account.lockReason();
+				hold(Write.Kind.LOCK, account.name(), (reason != null) ? reason : "locked", account.lockedUntil());
+			}
+		}
+		Map<String, List<String>> configured = this.registry.configuredChains();
+		this.registry.chains().forEach((name, targets) -> {
+			if (!targets.equals(configured.get(name))) {
+				command(Write.Kind.CHAIN, name, String.join(",", targets), 0);
+			}
+		});
+		ClassificationRules rules = this.rules;
+		if (rules != null && this.rulesEdited) {
+			command(Write.Kind.RULES, "rules", RuleCodec.encode(rules.rules()), 0);
+		}
 	}
 
 	private void applyRules(@Nullable String encoded) {
@@ -440,8 +728,7 @@ public final class FleetSync implements Fleet {
 		switch (hold.kind()) {
 			case GATE -> {
 				if (!isPending(Write.Kind.RELEASE, hold.subject())) {
-					long jitter = (long) (this.random.getAsDouble() * this.settings.gateJitter().toMillis());
-					this.gate.mirror(hold.subject(), until + jitter, hold.reason());
+					this.gate.mirror(hold.subject(), until + jitter(hold), hold.reason());
 				}
 			}
 			case PARK -> {
@@ -458,19 +745,41 @@ public final class FleetSync implements Fleet {
 		}
 	}
 
-	private void connected(boolean now, @Nullable Exception cause) {
-		Boolean was = this.connected;
-		this.connected = now;
-		if (was == null || was != now) {
+	/**
+	 * A gate's jitter on this pod: drawn once for each end the fleet holds. Drawn at
+	 * every sync, the later end would win each time and every pod's gate would creep to
+	 * the largest jitter, ending together again.
+	 */
+	private long jitter(Hold hold) {
+		long max = this.settings.gateJitter().toMillis();
+		if (max <= 0) {
+			return 0;
+		}
+		long[] jitter = this.jitters.get(hold.subject());
+		if (jitter == null || jitter[0] != hold.untilMillis()) {
+			double draw = this.random.getAsDouble();
+			long millis = (draw >= 0 && draw < 1) ? (long) (draw * max) : 0;
+			jitter = new long[] { hold.untilMillis(), millis };
+			this.jitters.put(hold.subject(), jitter);
+		}
+		return jitter[1];
+	}
+
+	private void connected(boolean now, @Nullable String cause) {
+		boolean changed;
+		synchronized (this.connection) {
+			Boolean was = this.connected;
+			this.connected = now;
+			changed = was == null || was != now;
+		}
+		if (changed) {
 			if (now) {
 				this.events.publish(StateChange.Kind.FLEET_CONNECTED, this.settings.namespace(),
 						"pod " + this.pod + " shares state with the fleet", null);
 			}
 			else {
-				// The exception's type only: a store's message may name its address.
-				String why = (cause != null) ? cause.getClass().getSimpleName() : "unknown";
 				this.events.publish(StateChange.Kind.FLEET_DISCONNECTED, this.settings.namespace(),
-						"pod " + this.pod + " lost the fleet's store (" + why + "), deciding alone until it is back",
+						"pod " + this.pod + " lost the fleet's store (" + cause + "), deciding alone until it is back",
 						null);
 			}
 		}
@@ -483,12 +792,18 @@ public final class FleetSync implements Fleet {
 			return this.kind + " " + this.subject;
 		}
 
-		/** A hold's end becomes what is left of it when sent. */
-		Write toWrite(long now) {
-			return switch (this.kind) {
-				case GATE, PARK, LOCK -> new Write(this.kind, this.subject, this.value, Math.max(0, this.number - now));
-				default -> new Write(this.kind, this.subject, this.value, this.number);
-			};
+		boolean isHold() {
+			return this.kind == Write.Kind.GATE || this.kind == Write.Kind.PARK || this.kind == Write.Kind.LOCK
+					|| this.kind == Write.Kind.OPEN;
+		}
+
+		/**
+		 * An end (on this pod's clock) goes on the store's: the same end however late the
+		 * store runs it.
+		 */
+		Write toWrite(long offset) {
+			return isHold() ? new Write(this.kind, this.subject, this.value, Math.max(0, this.number - offset))
+					: new Write(this.kind, this.subject, this.value, this.number);
 		}
 
 	}
@@ -500,9 +815,6 @@ public final class FleetSync implements Fleet {
 
 		/** The domain's spend, or {@code null} when it is not judged. */
 		private final @Nullable DomainSpend spend;
-
-		/** What was taken of the spend for the sync under way. */
-		private DomainSpend.@Nullable Unsent sentSpend;
 
 		private final LongAdder calls = new LongAdder();
 
@@ -517,6 +829,20 @@ public final class FleetSync implements Fleet {
 		private volatile long trialGeneration;
 
 		private long grantedAtMillis;
+
+		/**
+		 * The fleet's last passed trial seen (store clock); {@code -1} before the first.
+		 */
+		private long trialSeenMillis = -1;
+
+		/**
+		 * The spend window at the last take (its index and length), whose fleet sums the
+		 * store answers; {@code null} when spend is not judged.
+		 */
+		private DomainSpend.@Nullable Unsent spendWindow;
+
+		/** Why the fleet last changed the domain's status, for a republished opening. */
+		private String reason = "";
 
 		Link(Breaker breaker, @Nullable DomainSpend spend) {
 			this.breaker = breaker;
@@ -539,26 +865,50 @@ public final class FleetSync implements Fleet {
 			command(Write.Kind.TRIAL, this.breaker.domain(), closed ? "ok" : "failed", this.trialGeneration);
 		}
 
-		FleetStore.DomainCounts counts(long now) {
+		@Override
+		public void opened() {
+			command(Write.Kind.OPENED, this.breaker.domain(), "pod " + FleetSync.this.pod + "'s breaker opened", 0);
+		}
+
+		@Override
+		public boolean leasesTrials() {
+			return Boolean.TRUE.equals(FleetSync.this.connected);
+		}
+
+		/** What was counted since the last take, or {@code null} when nothing was. */
+		@Nullable Counts take() {
+			long calls = this.calls.sumThenReset();
+			long failures = this.failures.sumThenReset();
+			long slow = this.slow.sumThenReset();
+			DomainSpend.Unsent spent = (this.spend != null) ? this.spend.takeUnsent() : null;
+			this.spendWindow = spent;
+			long spendCalls = (spent != null) ? spent.calls() : 0;
+			if (calls == 0 && spendCalls == 0) {
+				return null;
+			}
+			return new Counts(this.breaker.domain(), calls, failures, slow, (spent != null) ? spent.window() : -1,
+					spendCalls, (spent != null) ? spent.spend() : 0);
+		}
+
+		FleetStore.Domain domain(long now) {
+			long lease = FleetSync.this.settings.probeLease().toMillis();
 			// A lease won but unused goes back, so that another pod may probe: after two
 			// sync intervals, or twice the time this pod takes to call again when it
-			// calls
-			// more rarely (a pod calling every 8 s would otherwise never keep one), never
-			// beyond the lease itself.
-			long patience = Math.min(Math.max(2 * settingsInterval(), 2 * this.breaker.demandGapMillis()),
-					FleetSync.this.settings.probeLease().toMillis());
+			// calls more rarely (a pod calling every 8 s would otherwise never keep one),
+			// never beyond the lease itself.
+			long patience = Math.min(Math.max(2 * settingsInterval(), 2 * this.breaker.demandGapMillis()), lease);
 			if (this.breaker.isTrialGranted() && now - this.grantedAtMillis > patience && this.breaker.revokeTrial()) {
 				command(Write.Kind.UNPROBE, this.breaker.domain(), "", 0);
 			}
 			boolean wantsProbe = this.breaker.takeDemand() && this.breaker.isFleetHeld()
 					&& !this.breaker.isTrialGranted();
-			DomainSpend.Unsent spent = (this.spend != null) ? this.spend.takeUnsent() : null;
-			this.sentSpend = spent;
-			return new FleetStore.DomainCounts(this.breaker.domain(), this.calls.sumThenReset(),
-					this.failures.sumThenReset(), this.slow.sumThenReset(), this.breaker.settings(),
-					FleetSync.this.settings.probeInterval(), wantsProbe, FleetSync.this.settings.probeLease(),
-					(spent != null) ? spent.window() : -1, (spent != null) ? spent.windowMillis() : 0,
-					(spent != null) ? spent.calls() : 0, (spent != null) ? spent.spend() : 0);
+			// The store keeps the lease of a pod that says it holds it, for the liveness
+			// at a time, and never beyond the probe lease from when it was won.
+			boolean holdsProbe = this.breaker.isTrialGranted() && now - this.grantedAtMillis < lease;
+			DomainSpend.Unsent window = this.spendWindow;
+			return new FleetStore.Domain(this.breaker.domain(), this.breaker.settings(),
+					FleetSync.this.settings.probeInterval(), wantsProbe, holdsProbe, FleetSync.this.liveness,
+					(window != null) ? window.window() : -1, (window != null) ? window.windowMillis() : 0);
 		}
 
 		void leave() {
@@ -566,23 +916,21 @@ public final class FleetSync implements Fleet {
 			this.breaker.leaveFleet();
 		}
 
-		void giveBack(FleetStore.DomainCounts counts) {
-			this.calls.add(counts.calls());
-			this.failures.add(counts.failures());
-			this.slow.add(counts.slow());
-			DomainSpend.Unsent spent = this.sentSpend;
-			if (this.spend != null && spent != null) {
-				this.spend.giveBack(spent);
+		void apply(DomainView view, long offset, boolean lost) {
+			if (lost || (this.generation >= 0 && view.generation() < this.generation)) {
+				// The store lost this domain's state: what it says now is not the fleet's
+				// decision. Publish this pod's, and follow the next answer as a first.
+				republish(offset);
+				this.generation = -1;
+				this.trialSeenMillis = -1;
+				return;
 			}
-			this.sentSpend = null;
-		}
-
-		void apply(DomainView view, long offset) {
 			if (view.generation() != this.generation) {
 				// A first view (a new pod, or the store back) tells a state, not a
 				// change.
 				boolean changed = this.generation >= 0;
 				this.generation = view.generation();
+				this.reason = view.reason();
 				switch (view.status()) {
 					case "open" -> this.breaker.followOpen(view.untilMillis() + offset, view.reason());
 					case "closed" -> {
@@ -598,14 +946,38 @@ public final class FleetSync implements Fleet {
 					default -> logger.debug("Unknown fleet breaker status '{}'", view.status());
 				}
 			}
-			this.sentSpend = null;
+			else if ("closed".equals(view.status()) && this.trialSeenMillis >= 0
+					&& view.trialMillis() > this.trialSeenMillis && this.breaker.isFleetHeld()
+					&& !this.breaker.isTrialGranted() && this.breaker.state() == CircuitBreaker.State.OPEN) {
+				// This pod's own breaker opened while the fleet's stayed closed, and
+				// another such pod's trial has passed since: the domain answers again.
+				this.breaker.followClosed("a trial on another pod passed");
+			}
+			this.trialSeenMillis = view.trialMillis();
 			if (this.spend != null && view.spendWindow() >= 0) {
 				this.spend.follow(view.spendWindow(), view.spendCalls(), view.spend());
 			}
-			if (view.probeGranted()) {
+			if (view.probeGranted() && !this.breaker.isTrialGranted()) {
 				this.trialGeneration = view.generation();
 				this.grantedAtMillis = FleetSync.this.clock.millis();
 				this.breaker.grantTrial();
+			}
+		}
+
+		/** This domain's state as this pod holds it, for a store that lost it. */
+		private void republish(long offset) {
+			String domain = this.breaker.domain();
+			switch (this.breaker.state()) {
+				case FORCED_OPEN -> command(Write.Kind.BREAKER, domain, "forced-open", 0);
+				case DISABLED -> command(Write.Kind.BREAKER, domain, "disabled", 0);
+				case OPEN -> {
+					String why = this.reason.isEmpty() ? "open on pod " + FleetSync.this.pod : this.reason;
+					hold(Write.Kind.OPEN, domain, why + " (republished)", this.breaker.availableAt());
+				}
+				default -> {
+					// Closed or on trial: nothing this pod holds that the store must
+					// keep.
+				}
 			}
 		}
 

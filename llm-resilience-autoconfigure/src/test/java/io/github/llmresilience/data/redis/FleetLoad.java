@@ -65,6 +65,17 @@ final class FleetLoad implements AutoCloseable {
 		return this.served.get() + this.unavailable.get() + this.unexpected.size();
 	}
 
+	/** Start no more calls and wait for those under way, interrupting none. */
+	void finish() {
+		this.executor.shutdown();
+		try {
+			this.executor.awaitTermination(30, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
 	@Override
 	public void close() {
 		this.executor.shutdownNow();

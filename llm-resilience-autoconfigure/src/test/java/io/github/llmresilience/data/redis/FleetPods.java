@@ -47,7 +47,7 @@ final class FleetPods implements AutoCloseable {
 
 	final FakeProvider provider = new FakeProvider();
 
-	final String namespace = "test-" + UUID.randomUUID().toString().substring(0, 8);
+	final String namespace;
 
 	final List<StateChange> events = new CopyOnWriteArrayList<>();
 
@@ -76,9 +76,17 @@ final class FleetPods implements AutoCloseable {
 	 * @param redis each pod's connection configuration (a Cluster's, say)
 	 */
 	FleetPods(String host, int port, Supplier<RedisConfiguration> redis) {
+		this(host, port, redis, "test-" + UUID.randomUUID().toString().substring(0, 8));
+	}
+
+	/**
+	 * @param namespace the fleet's namespace (an ACL names it)
+	 */
+	FleetPods(String host, int port, Supplier<RedisConfiguration> redis, String namespace) {
 		this.host = host;
 		this.port = port;
 		this.redis = redis;
+		this.namespace = namespace;
 	}
 
 	/** The Redis that {@code .ci/run} starts, or skip the test saying why. */
@@ -108,11 +116,15 @@ final class FleetPods implements AutoCloseable {
 
 	Pod start(String id, Clock clock, FleetSettings settings, BreakerSettings breaker,
 			Consumer<LlmResilienceBuilder> customizer) {
-		LettuceConnectionFactory connection = connection(settings);
+		return start(id, clock, settings, breaker, customizer, this.redis.get());
+	}
+
+	/** A pod on a connection of its own configuration (through a proxy, say). */
+	Pod start(String id, Clock clock, FleetSettings settings, BreakerSettings breaker,
+			Consumer<LlmResilienceBuilder> customizer, RedisConfiguration redis) {
+		LettuceConnectionFactory connection = connection(redis);
 		LlmResilienceBuilder builder = builder(id, clock, breaker);
-		builder
-			.fleet(new RedisFleetStore(new ReactiveStringRedisTemplate(connection), this.namespace,
-					settings.commandTimeout()), settings)
+		builder.fleet(new RedisFleetStore(new ReactiveStringRedisTemplate(connection), this.namespace), settings)
 			.fleetPod(id);
 		customizer.accept(builder);
 		Pod pod = new Pod(id, builder.build(), connection);
@@ -141,11 +153,14 @@ final class FleetPods implements AutoCloseable {
 	}
 
 	LettuceConnectionFactory connection(FleetSettings settings) {
+		return connection(this.redis.get());
+	}
+
+	LettuceConnectionFactory connection(RedisConfiguration configuration) {
 		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
 			.clientResources(RESOURCES)
 			.commandTimeout(Duration.ofSeconds(5))
 			.build();
-		RedisConfiguration configuration = this.redis.get();
 		LettuceConnectionFactory connection = (configuration instanceof RedisClusterConfiguration cluster)
 				? new LettuceConnectionFactory(cluster, client)
 				: new LettuceConnectionFactory((RedisStandaloneConfiguration) configuration, client);
@@ -191,6 +206,10 @@ final class FleetPods implements AutoCloseable {
 				redis.keys("llm-resilience:{" + this.namespace + "}:*")
 					.flatMap(redis::delete)
 					.blockLast(Duration.ofSeconds(5));
+			}
+			catch (RuntimeException ex) {
+				// A server of the test's own (stopped, or under an ACL) is thrown away
+				// whole.
 			}
 			finally {
 				connection.destroy();

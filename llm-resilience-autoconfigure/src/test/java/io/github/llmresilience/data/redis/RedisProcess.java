@@ -79,6 +79,51 @@ final class RedisProcess implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * {@code SIGSTOP}: the server stalls as a frozen VM or a long GC would; connections
+	 * stay open and what clients send waits in the socket, to run on {@link #resume()}.
+	 */
+	void stop() {
+		signal("-STOP");
+	}
+
+	/** {@code SIGCONT}: a {@linkplain #stop() stopped} server runs again. */
+	void resume() {
+		signal("-CONT");
+	}
+
+	private void signal(String signal) {
+		try {
+			Process kill = new ProcessBuilder("kill", signal, Long.toString(this.process.pid())).start();
+			if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+				throw new IllegalStateException("kill " + signal + " failed");
+			}
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/** {@code FLUSHALL}: every key gone, the server up. */
+	void flushAll() {
+		admin((redis) -> redis.sync().flushall());
+	}
+
+	/** Run one command as the default user, such as {@code ACL SETUSER}. */
+	void admin(java.util.function.Consumer<StatefulRedisConnection<String, String>> command) {
+		RedisClient client = RedisClient.create("redis://127.0.0.1:" + this.port);
+		try (StatefulRedisConnection<String, String> connection = client.connect()) {
+			command.accept(connection);
+		}
+		finally {
+			client.shutdownAsync();
+		}
+	}
+
 	/** {@code CLIENT PAUSE}: every client's commands wait. */
 	void pause(Duration duration) {
 		admin((redis) -> redis.sync().clientPause(duration.toMillis()));
@@ -94,18 +139,15 @@ final class RedisProcess implements AutoCloseable {
 						.add(duration.toSeconds())));
 	}
 
-	private void admin(java.util.function.Consumer<StatefulRedisConnection<String, String>> command) {
-		RedisClient client = RedisClient.create("redis://127.0.0.1:" + this.port);
-		try (StatefulRedisConnection<String, String> connection = client.connect()) {
-			command.accept(connection);
-		}
-		finally {
-			client.shutdownAsync();
-		}
-	}
-
 	@Override
 	public void close() {
+		// A stopped server does not die of SIGKILL until it runs again on some kernels.
+		try {
+			resume();
+		}
+		catch (RuntimeException ex) {
+			// Already gone.
+		}
 		kill();
 	}
 

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 
@@ -47,6 +48,8 @@ import static org.awaitility.Awaitility.await;
 class FleetSyncTests {
 
 	static final String DOMAIN = "openai/gpt-4o/us";
+
+	static final String EPOCH = "pod-0@1";
 
 	final ManualTime time = new ManualTime();
 
@@ -209,11 +212,18 @@ class FleetSyncTests {
 			return view(List.of(closed(0)), List.of());
 		};
 		this.fleet.sync();
-		assertThat(sent.get(0).domains().get(0).calls()).isEqualTo(1);
-		assertThat(sent.get(0).domains().get(0).failures()).isEqualTo(1);
-		// What is left of the park when it is finally sent.
+		// One batch, sent four times, to be applied once.
+		assertThat(sent.get(0).batches()).singleElement().satisfies((batch) -> {
+			assertThat(batch.counts()).singleElement().satisfies((counts) -> {
+				assertThat(counts.calls()).isEqualTo(1);
+				assertThat(counts.failures()).isEqualTo(1);
+			});
+			assertThat(this.store.sent.subList(1, this.store.sent.size()))
+				.allSatisfy((sync) -> assertThat(sync.batches()).containsExactly(batch));
+		});
+		// The park's end on the store's clock, however late it is sent.
 		assertThat(sent.get(0).writes())
-			.containsExactly(new Write(Write.Kind.PARK, "acct", "quota (insufficient_quota)", 50_000));
+			.containsExactly(new Write(Write.Kind.PARK, "acct", "quota (insufficient_quota)", serverNow() + 50_000));
 		assertThat(this.events).extracting(StateChange::kind)
 			.containsExactly(StateChange.Kind.FLEET_CONNECTED, StateChange.Kind.FLEET_DISCONNECTED,
 					StateChange.Kind.FLEET_CONNECTED);
@@ -265,8 +275,8 @@ class FleetSyncTests {
 				List.of(new Hold(Write.Kind.GATE, "acct/gpt-4o", serverNow() + 60_000, "rate limited")));
 		start();
 		assertThat(this.gate.isReleased(this.gate.scope("acct/gpt-4o"))).isFalse();
-		this.store.answer = (sync) -> new View(serverNow(), 1, List.of(closed(0)), List.of(),
-				List.of(new Operation(1, Write.Kind.RELEASE, "acct/gpt-4o")), Map.of("chat", List.of("b")), null);
+		this.store.answer = (sync) -> new View(serverNow(), EPOCH, applied(sync), 1, List.of(closed(0)), List.of(),
+				List.of(new Operation(1, Write.Kind.RELEASE, "acct/gpt-4o")), Map.of("chat", List.of("b")), null, 1);
 		this.fleet.sync();
 		this.fleet.sync();
 		assertThat(this.gate.isReleased(this.gate.scope("acct/gpt-4o"))).isTrue();
@@ -297,8 +307,8 @@ class FleetSyncTests {
 		// Another pod's edit comes back from the store: applied once, not sent back.
 		ClassificationRule other = ClassificationRule.parse(null, "429", null, "high demand", "AVAILABILITY", null);
 		String fleetRules = RuleCodec.encode(List.of(other));
-		this.store.answer = (sync) -> new View(serverNow(), 0, List.of(closed(0)), List.of(), List.of(), Map.of(),
-				fleetRules);
+		this.store.answer = (sync) -> new View(serverNow(), EPOCH, applied(sync), 0, List.of(closed(0)), List.of(),
+				List.of(), Map.of(), fleetRules, 1);
 		int sentBefore = this.store.sent.size();
 		this.fleet.sync();
 		this.fleet.sync();
@@ -307,12 +317,191 @@ class FleetSyncTests {
 			.allSatisfy((sync) -> assertThat(sync.writes()).isEmpty());
 	}
 
+	/**
+	 * A gate the fleet holds, seen at every sync: its jitter is drawn once, so the pod's
+	 * end stays put rather than creep to the largest jitter of all its draws.
+	 */
+	@Test
+	void aMirroredGatesJitterIsDrawnOncePerEnd() {
+		double[] draws = { 0.1, 0.9, 0.8, 0.95, 0.7, 0.99 };
+		int[] next = { 0 };
+		this.changes.addListener(this.events::add);
+		this.fleet = new FleetSync(
+				new FleetSettings("test", Duration.ofMinutes(1), Duration.ofMinutes(2), null, Duration.ofMinutes(1),
+						Duration.ofSeconds(1), Duration.ofSeconds(1)),
+				this.store, this.time, this.changes, this.breakers, this.gate, this.accounts, this.registry, "pod-1",
+				() -> draws[next[0]++ % draws.length], this.rules);
+		long end = serverNow() + 30_000;
+		this.store.answer = (sync) -> view(List.of(closed(0)),
+				List.of(new Hold(Write.Kind.GATE, "acct/gpt-4o", end, "rate limited")));
+		this.fleet.start(false);
+		for (int i = 0; i < 5; i++) {
+			this.fleet.sync();
+		}
+		assertThat(this.gate.scope("acct/gpt-4o").gatedUntil()).isEqualTo(this.time.instant().plusMillis(30_100));
+		// A new end of the fleet's gets a draw of its own.
+		this.store.answer = (sync) -> view(List.of(closed(0)),
+				List.of(new Hold(Write.Kind.GATE, "acct/gpt-4o", end + 10_000, "rate limited")));
+		this.fleet.sync();
+		this.fleet.sync();
+		assertThat(this.gate.scope("acct/gpt-4o").gatedUntil()).isEqualTo(this.time.instant().plusMillis(40_900));
+	}
+
+	/**
+	 * A sync the store has not answered: no other is sent behind it, what is counted
+	 * meanwhile goes in a later batch, and an answer that comes late acknowledges what it
+	 * applied.
+	 */
+	@Test
+	void noSyncIsSentBehindOneTheStoreHasNotAnswered() {
+		this.store.answer = (sync) -> view(List.of(closed(0)), List.of());
+		start();
+		CompletableFuture<View> late = new CompletableFuture<>();
+		this.store.future = (sync) -> late;
+		this.breaker.tryAcquire();
+		this.breaker.onFailure(1_000_000, Verdict.of(Outcome.AVAILABILITY), new RuntimeException());
+		int sent = this.store.sent.size();
+		this.fleet.sync();
+		assertThat(this.fleet.state().connected()).isFalse();
+		FleetStore.Sync stuck = this.store.sent.get(sent);
+		assertThat(stuck.batches()).hasSize(1);
+		this.breaker.tryAcquire();
+		this.breaker.onSuccess(1_000_000);
+		this.time.advance(Duration.ofSeconds(1));
+		this.fleet.sync();
+		this.fleet.sync();
+		assertThat(this.store.sent).hasSize(sent + 1);
+		// The store runs it at last: its answer says it applied the first batch.
+		late.complete(new View(serverNow(), EPOCH, stuck.batches().get(0).sequence(), 0, List.of(closed(0)), List.of(),
+				List.of(), Map.of(), null, 1));
+		this.store.future = null;
+		this.fleet.sync();
+		FleetStore.Sync next = this.store.sent.get(sent + 1);
+		assertThat(next.batches()).singleElement()
+			.satisfies((batch) -> assertThat(batch.counts().get(0).calls()).isEqualTo(1))
+			.satisfies((batch) -> assertThat(batch.counts().get(0).failures()).isZero());
+		assertThat(this.fleet.state().connected()).isTrue();
+	}
+
+	@Test
+	void aSyncOutForTenCommandTimeoutsIsGivenUpAndAnotherSent() {
+		this.store.answer = (sync) -> view(List.of(closed(0)), List.of());
+		start();
+		CompletableFuture<View> never = new CompletableFuture<>();
+		this.store.future = (sync) -> never;
+		int sent = this.store.sent.size();
+		this.fleet.sync();
+		this.time.advance(Duration.ofSeconds(9));
+		this.fleet.sync();
+		assertThat(this.store.sent).hasSize(sent + 1);
+		this.time.advance(Duration.ofSeconds(2));
+		this.store.future = null;
+		this.fleet.sync();
+		assertThat(never).isCancelled();
+		assertThat(this.store.sent).hasSize(sent + 2);
+		assertThat(this.fleet.state().connected()).isTrue();
+	}
+
+	@Test
+	void holdsWaitForTheStoresClockAndGoOnIt() {
+		CompletableFuture<View> first = new CompletableFuture<>();
+		this.store.future = (sync) -> first;
+		this.store.answer = (sync) -> view(List.of(closed(0)), List.of());
+		this.changes.addListener(this.events::add);
+		this.fleet = new FleetSync(
+				new FleetSettings("test", Duration.ofMinutes(1), Duration.ofMinutes(2), null, Duration.ofMinutes(1),
+						Duration.ZERO, Duration.ofMillis(100)),
+				this.store, this.time, this.changes, this.breakers, this.gate, this.accounts, this.registry, "pod-1",
+				() -> 0.5, this.rules);
+		// The first answer does not come within the start's wait: the pod starts.
+		this.fleet.start(false);
+		this.fleet.hold(Write.Kind.GATE, "acct/gpt-4o", "rate limited", this.time.instant().plusSeconds(20));
+		first.complete(view(List.of(closed(0)), List.of()));
+		this.store.future = null;
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> this.store.sent.stream()
+				.flatMap((sync) -> sync.writes().stream())
+				.anyMatch((write) -> write.kind() == Write.Kind.GATE));
+		// Never sent before the offset was known; sent as the store's end.
+		assertThat(this.store.sent.get(0).writes()).isEmpty();
+		assertThat(this.store.sent.stream().flatMap((sync) -> sync.writes().stream()))
+			.filteredOn((write) -> write.kind() == Write.Kind.GATE)
+			.first()
+			.satisfies((write) -> assertThat(write.number()).isEqualTo(serverNow() + 20_000));
+	}
+
+	/**
+	 * The store answers a new epoch (it lost its keys): the pod follows nothing it says
+	 * of the lost state and publishes what it holds again.
+	 */
+	@Test
+	void aStoreThatLostItsStateGetsWhatThePodHoldsAgain() {
+		this.store.answer = (sync) -> view(List.of(closed(0)),
+				List.of(new Hold(Write.Kind.PARK, "acct", serverNow() + 60_000, "quota (insufficient_quota)")));
+		start();
+		this.breaker.forceOpen();
+		this.registry.replaceChain("chat", List.of("b", "a"));
+		this.gate.gate(this.gate.scope("acct/gpt-4o"), Duration.ofSeconds(30), "requests");
+		// The emptied store: closed, no holds, another epoch.
+		this.store.answer = (sync) -> new View(serverNow(), "pod-9@2", 0, 0, List.of(closed(0)), List.of(), List.of(),
+				Map.of(), null, 1);
+		int sent = this.store.sent.size();
+		this.fleet.sync();
+		assertThat(this.breaker.state()).isEqualTo(CircuitBreaker.State.FORCED_OPEN);
+		this.fleet.sync();
+		List<Write> republished = this.store.sent.subList(sent, this.store.sent.size())
+			.stream()
+			.flatMap((sync) -> sync.writes().stream())
+			.toList();
+		assertThat(republished).contains(new Write(Write.Kind.BREAKER, DOMAIN, "forced-open", 0),
+				new Write(Write.Kind.CHAIN, "chat", "b,a", 0),
+				new Write(Write.Kind.PARK, "acct", "quota (insufficient_quota)", serverNow() + 60_000),
+				new Write(Write.Kind.GATE, "acct/gpt-4o", "rate limited, republished", serverNow() + 30_000));
+		assertThat(this.events).filteredOn((change) -> change.kind() == StateChange.Kind.FLEET_STATE_LOST).hasSize(1);
+	}
+
+	/**
+	 * A domain whose generation went backwards (its key evicted, say): its opening is
+	 * published again rather than the store's "closed" followed.
+	 */
+	@Test
+	void aGenerationThatWentBackwardsIsNotFollowed() {
+		this.store.answer = (sync) -> view(List.of(new DomainView(DOMAIN, "open", serverNow() + 30_000, 7, 1, 12, 12, 0,
+				"", false, "failure rate 100.0% of 12 calls across the fleet")), List.of());
+		start();
+		assertThat(this.breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
+		this.store.answer = (sync) -> view(List.of(closed(0)), List.of());
+		int sent = this.store.sent.size();
+		this.fleet.sync();
+		assertThat(this.breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
+		this.fleet.sync();
+		assertThat(this.store.sent.subList(sent, this.store.sent.size())
+			.stream()
+			.flatMap((sync) -> sync.writes().stream()))
+			.contains(new Write(Write.Kind.OPEN, DOMAIN,
+					"failure rate 100.0% of 12 calls across the fleet (republished)", serverNow() + 30_000));
+	}
+
+	@Test
+	void aServersRefusalIsToldInItsOwnWordsAndAnythingElseByItsType() {
+		assertThat(FleetSync.describe(new IllegalStateException("Error in execution",
+				new RuntimeException("NOPERM this user has no permissions to run the 'zadd' command"))))
+			.isEqualTo("NOPERM this user has no permissions to run the 'zadd' command");
+		assertThat(FleetSync.describe(new IllegalStateException("Unable to connect to redis.internal:6379")))
+			.isEqualTo("IllegalStateException");
+	}
+
 	private DomainView closed(long generation) {
 		return new DomainView(DOMAIN, "closed", 0, generation, 0, 0, 0, 0, "", false, "");
 	}
 
 	private View view(List<DomainView> domains, List<Hold> holds) {
-		return new View(serverNow(), 0, domains, holds, List.of(), Map.of(), null);
+		return new View(serverNow(), EPOCH, 0, 0, domains, holds, List.of(), Map.of(), null, 1);
+	}
+
+	/** The last batch a sync sent, as a store that applied it acknowledges. */
+	static long applied(FleetStore.Sync sync) {
+		return sync.batches().isEmpty() ? 0 : sync.batches().get(sync.batches().size() - 1).sequence();
 	}
 
 	/** A store that answers what the test says, on a clock of its own. */
@@ -320,12 +509,23 @@ class FleetSyncTests {
 
 		volatile Function<Sync, View> answer;
 
+		/** When set, the future each sync gets (one that never completes, say). */
+		volatile Function<Sync, CompletableFuture<View>> future;
+
 		final List<Sync> sent = new CopyOnWriteArrayList<>();
 
 		@Override
-		public View sync(Sync sync) {
+		public CompletableFuture<View> sync(Sync sync) {
 			this.sent.add(sync);
-			return this.answer.apply(sync);
+			if (this.future != null) {
+				return this.future.apply(sync);
+			}
+			try {
+				return CompletableFuture.completedFuture(this.answer.apply(sync));
+			}
+			catch (RuntimeException ex) {
+				return CompletableFuture.failedFuture(ex);
+			}
 		}
 
 		@Override

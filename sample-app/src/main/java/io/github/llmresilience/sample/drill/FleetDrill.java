@@ -235,8 +235,7 @@ public class FleetDrill {
 		if (boot != null) {
 			connection = podConnection(boot);
 			builder
-				.fleet(new RedisFleetStore(new ReactiveStringRedisTemplate(connection), settings.namespace(),
-						settings.commandTimeout()), settings)
+				.fleet(new RedisFleetStore(new ReactiveStringRedisTemplate(connection), settings.namespace()), settings)
 				.fleetPod(id);
 		}
 		return new Pod(id, builder.build(), connection);
