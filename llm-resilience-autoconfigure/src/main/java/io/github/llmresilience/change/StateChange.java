@@ -9,8 +9,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * One change of state: a breaker transition, a gated quota scope, a parked or locked
  * account, a chain edit, the fleet's store lost or found again, a domain's spend running
- * away. Every change is logged once, counted, kept in the recent-events list and handed
- * to every {@link StateChangeListener}.
+ * away, a domain's canary withdrawn. Every change is logged once, counted, kept in the
+ * recent-events list and handed to every {@link StateChangeListener}.
  *
  * @param at when it happened
  * @param kind what happened
@@ -71,7 +71,14 @@ public record StateChange(Instant at, Kind kind, String subject, String detail, 
 		/**
 		 * A failure domain's spend per call is back below the alert for a whole window.
 		 */
-		SPEND_NORMAL(false);
+		SPEND_NORMAL(false),
+		/**
+		 * A failure domain's canary was refused for its own request ({@code REQUEST} or
+		 * {@code CONTENT_FILTER}: a prompt, model or parameter the provider will not
+		 * take): it stops, and calls are the domain's half-open trials from now on
+		 * (logged as a warning; the domain's state does not change).
+		 */
+		CANARY_WITHDRAWN(false, true);
 
 		private final boolean makesUnusable;
 

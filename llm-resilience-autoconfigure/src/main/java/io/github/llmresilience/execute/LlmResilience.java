@@ -104,7 +104,7 @@ public final class LlmResilience implements AutoCloseable {
 		Spend spend = new Spend(builder.spend, builder.clock, events);
 		this.spend = spend;
 		this.targets = new TargetRuntimes(builder, registry, this.context, classifiers, breakers, gate, accounts,
-				this.fleet, spend);
+				this.fleet, spend, events);
 		if (fleet != null) {
 			fleet.shareSpend(spend);
 			fleet.sharePools(this.context.pools());

@@ -3,6 +3,7 @@ package io.github.llmresilience.execute;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,8 +17,10 @@ import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.breaker.internal.Breakers;
 import io.github.llmresilience.canary.CanaryProbe;
 import io.github.llmresilience.canary.CanarySettings;
+import io.github.llmresilience.canary.internal.CanaryTarget;
 import io.github.llmresilience.canary.internal.CanaryTrial;
 import io.github.llmresilience.canary.internal.PromptProbe;
+import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
@@ -37,6 +40,7 @@ import io.github.llmresilience.state.TargetState;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.target.internal.TargetRegistry;
 import io.github.llmresilience.throttle.internal.Accounts;
+import io.github.llmresilience.throttle.internal.Accounts.AccountStatus;
 import io.github.llmresilience.throttle.internal.ThrottleGate;
 import io.github.llmresilience.timeout.internal.MeasuredTimeout;
 import org.jspecify.annotations.Nullable;
@@ -75,7 +79,7 @@ final class TargetRuntimes implements Operator {
 
 	TargetRuntimes(LlmResilienceBuilder builder, TargetRegistry registry, CallContext context,
 			ProviderClassifiers classifiers, Breakers breakers, ThrottleGate gate, Accounts accounts, Fleet fleet,
-			Spend spend) {
+			Spend spend, StateChanges events) {
 		this.clock = builder.clock;
 		this.spend = spend;
 		this.fleet = fleet;
@@ -86,11 +90,21 @@ final class TargetRuntimes implements Operator {
 		this.context = context;
 		Map<String, TargetRuntime> byName = new LinkedHashMap<>();
 		Map<String, TargetRuntime[]> singles = new LinkedHashMap<>();
+		// Each failure domain's canary, sent from its targets that have one, in order.
+		Map<Breaker, List<CanaryTrial.Sender>> canaries = new LinkedHashMap<>();
 		for (Target target : registry.targets().values()) {
 			TargetRuntime runtime = runtime(builder, target, context, classifiers);
 			byName.put(target.name(), runtime);
 			singles.put(target.name(), new TargetRuntime[] { runtime });
+			CanarySettings canary = canary(builder, target);
+			if (canary != null) {
+				canaries.computeIfAbsent(runtime.breaker(), (breaker) -> new ArrayList<>())
+					.add(new CanaryTrial.Sender(new DomainCanaryTarget(runtime), canary,
+							canaryProbe(builder, target, canary)));
+			}
 		}
+		canaries.forEach((breaker, senders) -> breaker.useProbe(new CanaryTrial(senders, builder.canaryJudge,
+				builder.scheduler, builder.clock, context.nanoTime(), events)));
 		for (String name : builder.targetCanaries.keySet()) {
 			if (!byName.containsKey(name)) {
 				throw new IllegalArgumentException(
@@ -127,10 +141,6 @@ final class TargetRuntimes implements Operator {
 		BreakerSettings breakerSettings = (options.breaker() != null) ? options.breaker() : builder.breaker;
 		Breaker breaker = this.breakers.forDomain(failureDomain(target, builder.failureDomain), breakerSettings,
 				(error) -> classifyError(context, classifier, error));
-		CanarySettings canary = canary(builder, target);
-		if (canary != null) {
-			breaker.useProbe(canaryTrial(builder, target, canary, context));
-		}
 		DomainSpend spend;
 		try {
 			spend = this.spend.forDomain(breaker, builder.prices.get(target.name()));
@@ -161,8 +171,8 @@ final class TargetRuntimes implements Operator {
 		return (builder.canaryProbe != null) ? CanarySettings.probed() : null;
 	}
 
-	private CanaryTrial canaryTrial(LlmResilienceBuilder builder, Target target, CanarySettings canary,
-			CallContext context) {
+	/** What sends the target's canary: the application's probe, else the built-in one. */
+	private CanaryProbe canaryProbe(LlmResilienceBuilder builder, Target target, CanarySettings canary) {
 		CanaryProbe probe = builder.canaryProbe;
 		if (probe == null) {
 			if (canary.prompt() == null) {
@@ -178,8 +188,64 @@ final class TargetRuntimes implements Operator {
 			}
 			probe = this.promptProbe;
 		}
-		return new CanaryTrial(target, canary, probe, builder.canaryJudge, builder.scheduler, builder.clock,
-				context.nanoTime());
+		return probe;
+	}
+
+	/**
+	 * A target as its failure domain's canary sees it: the answer is read by the target's
+	 * own classifier, and its verdict held by the target's own guard, as a call's.
+	 */
+	private final class DomainCanaryTarget implements CanaryTarget {
+
+		private final TargetRuntime runtime;
+
+		private final AccountStatus account;
+
+		private final ThrottleGate.Scope scope;
+
+		DomainCanaryTarget(TargetRuntime runtime) {
+			this.runtime = runtime;
+			this.account = TargetRuntimes.this.accounts.account(runtime.target().account());
+			this.scope = TargetRuntimes.this.gate.scope(runtime.target().quotaScope());
+		}
+
+		@Override
+		public Target target() {
+			return this.runtime.target();
+		}
+
+		@Override
+		public Instant heldUntil() {
+			Instant account = this.account.availableAt();
+			Instant scope = this.scope.gatedUntil();
+			return scope.isAfter(account) ? scope : account;
+		}
+
+		@Override
+		public @Nullable ProviderResponse answer(Throwable error) {
+			return TargetRuntimes.this.context.extractors().extract(error);
+		}
+
+		@Override
+		public Verdict classify(ProviderResponse answer) {
+			return this.runtime.classifier().classify(answer);
+		}
+
+		@Override
+		public void hold(Verdict verdict) {
+			this.runtime.hold(verdict);
+			if (verdict.providerWide()) {
+				TargetRuntimes.this.context.overloads()
+					.mark(this.runtime.target().provider(), verdict.waitHint().orElse(null),
+							verdict.errorType().orElse(null));
+			}
+		}
+
+		@Override
+		public void answered() {
+			TargetRuntimes.this.accounts.success(this.account);
+		}
+
 	}
 
 	/**

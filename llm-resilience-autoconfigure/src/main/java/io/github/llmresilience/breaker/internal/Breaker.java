@@ -554,6 +554,24 @@ public final class Breaker {
 		}
 	}
 
+	/**
+	 * Stop the canary: it cannot judge this domain (the provider refuses its own
+	 * request), so calls are the trials from now on, as without one. A canary trial in
+	 * flight gives its permit back: the breaker stays half-open and the next call is its
+	 * trial.
+	 * @param probe the canary that stops; another is left in place
+	 */
+	public synchronized void dropProbe(TrialProbe probe) {
+		if (this.probe != probe) {
+			return;
+		}
+		this.probe = null;
+		if (this.probeInFlight != 0 && this.circuitBreaker.getState() == CircuitBreaker.State.HALF_OPEN) {
+			release();
+		}
+		this.probeInFlight = 0;
+	}
+
 	/** Whether a canary sends this domain's trials. */
 	public boolean hasProbe() {
 		return this.probe != null;

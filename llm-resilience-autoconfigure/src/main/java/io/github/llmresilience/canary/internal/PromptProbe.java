@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -17,6 +18,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.llmresilience.canary.CanaryProbe;
 import io.github.llmresilience.canary.CanaryRequest;
+import io.github.llmresilience.classify.ProviderResponse;
+import io.github.llmresilience.extract.ProviderAnswerException;
 import io.github.llmresilience.target.Target;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -26,7 +29,8 @@ import reactor.core.publisher.Mono;
  * its base URL with its API key, on the JDK's {@link HttpClient} (non-blocking
  * {@code sendAsync}: no thread waits for the answer, and the core needs no Spring HTTP
  * client). The answer must come with a 2xx status and a body well-formed for the vendor;
- * its text is what the judgement reads.
+ * its text is what the judgement reads. An error status is handed on with its headers and
+ * body, for the target's classifier to read as it reads a call's.
  */
 public final class PromptProbe implements CanaryProbe {
 
@@ -95,16 +99,19 @@ public final class PromptProbe implements CanaryProbe {
 					sink.success(response);
 				}
 			});
-		}).map((response) -> answer(format, response.statusCode(), response.body()));
+		}).map((response) -> answer(format, response.statusCode(), response.headers().map(), response.body()));
 	}
 
 	/**
-	 * The answer's text, or a {@link CanaryFailure} saying what was wrong with it.
+	 * The answer's text; for an error status, a {@link ProviderAnswerException} carrying
+	 * the answer, which the engine classifies as a call's; for a 2xx that is no
+	 * well-formed answer, a {@link CanaryFailure} saying what was wrong with it.
+	 * @param headers the answer's headers (a rate limit's wait hint)
 	 * @param body the body, or {@code null} when longer than {@link #MAX_ANSWER_BYTES}
 	 */
-	static String answer(ChatFormat format, int status, byte @Nullable [] body) {
+	static String answer(ChatFormat format, int status, Map<String, List<String>> headers, byte @Nullable [] body) {
 		if (status < 200 || status > 299) {
-			throw new CanaryFailure("HTTP " + status);
+			throw new ProviderAnswerException(ProviderResponse.of(status, headers, body));
 		}
 		if (body == null) {
 			throw new CanaryFailure("answer longer than " + MAX_ANSWER_BYTES + " bytes");

@@ -2,9 +2,11 @@ package io.github.llmresilience.canary.internal;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.Map;
 import java.util.stream.Stream;
 
 import io.github.llmresilience.canary.CanaryRequest;
+import io.github.llmresilience.extract.ProviderAnswerException;
 import io.github.llmresilience.target.Secret;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.test.FakeProvider;
@@ -89,11 +91,17 @@ class PromptProbeTests {
 	}
 
 	@Test
-	void anErrorStatusIsRefusedByItsStatus() {
-		this.provider.always("v", Reply.json(529, "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}"));
-		assertThatExceptionOfType(CanaryFailure.class)
+	void anErrorStatusIsHandedOnWithItsHeadersAndBodyForTheClassifier() {
+		this.provider.always("v", Reply.json(529, Map.of("retry-after", "7"),
+				"{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\"}}"));
+		assertThatExceptionOfType(ProviderAnswerException.class)
 			.isThrownBy(() -> this.probe.probe(request("anthropic")).block(Duration.ofSeconds(10)))
-			.withMessage("HTTP 529");
+			.withMessageNotContaining(KEY)
+			.satisfies((error) -> {
+				assertThat(error.response().status()).isEqualTo(529);
+				assertThat(error.response().header("Retry-After")).isEqualTo("7");
+				assertThat(error.response().body()).contains("overloaded_error");
+			});
 	}
 
 	@Test
