@@ -1215,7 +1215,11 @@ public class LlmResilienceProperties implements InitializingBean {
 		 */
 		private @Nullable Duration probeInterval;
 
-		/** The longest one pod holds the right to probe a domain before another may. */
+		/**
+		 * The longest one pod holds the right to probe a domain before another may; a
+		 * holder that stops syncing loses it within three sync intervals (at least two
+		 * command timeouts and 1 s).
+		 */
 		private Duration probeLease = Duration.ofMinutes(1);
 
 		/**
@@ -1226,7 +1230,8 @@ public class LlmResilienceProperties implements InitializingBean {
 
 		/**
 		 * The longest one round trip to Redis may take before the pod counts itself
-		 * disconnected and decides alone.
+		 * disconnected and decides alone; also the longest the application's start waits
+		 * for the first sync.
 		 */
 		private Duration commandTimeout = Duration.ofSeconds(1);
 

@@ -308,8 +308,10 @@ public final class Breaker {
 				: now + this.settings.openDurationAfter(this.openings).toMillis();
 		SharedOutcomes shared = this.shared;
 		if (!fleetEnd && shared != null) {
-			// The fleet hears of it and judges the domain at once.
-			shared.opened();
+			if (!this.fleetHeld) {
+				// News to the fleet, which judges the domain at once.
+				shared.opened();
+			}
 			if (shared.leasesTrials()) {
 				// An opening of this pod's own, in a fleet that answers: its trial waits
 				// for the fleet's lease like any other, so that pods whose breakers open
@@ -419,6 +421,8 @@ public final class Breaker {
 			this.fleetReason = "fleet: " + reason;
 			this.circuitBreaker.transitionToOpenState();
 		}
+		// The fleet's end, whatever the opening made of an end already past.
+		this.fleetUntilMillis = untilMillis;
 		this.openUntilMillis = untilMillis;
 		TrialProbe probe = this.probe;
 		if (probe != null) {

@@ -14,6 +14,7 @@ import io.github.llmresilience.state.FleetState;
 import io.github.llmresilience.state.TargetState.BreakerState.Status;
 import io.github.llmresilience.test.FakeProvider;
 import io.github.llmresilience.test.FakeProvider.Reply;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -40,8 +41,6 @@ class FleetLeaseTests {
 			fleet.provider.script("primary",
 					(n) -> down.get() ? Reply.json(503, FakeProvider.OPENAI_503) : Reply.ok(FakeProvider.OPENAI_OK));
 			fleet.provider.always("secondary", Reply.ok(FakeProvider.OPENAI_OK));
-			// Syncs every 300 ms: a pod gives an unused lease back after two, so the
-			// test sees the grant before pod a would.
 			FleetSettings settings = new FleetSettings(fleet.namespace, Duration.ofMillis(300), Duration.ofSeconds(10),
 					Duration.ofMillis(500), Duration.ofSeconds(30), Duration.ZERO, Duration.ofMillis(300));
 			BreakerSettings breaker = new BreakerSettings(20, 4, 50, Duration.ofSeconds(10), 50, Duration.ofSeconds(1),
@@ -57,11 +56,22 @@ class FleetLeaseTests {
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> "open".equals(status(b)) && isFleetHeld(a) && isFleetHeld(b));
 			down.set(false);
-			// Only pod a asks for the trial; it wins the lease.
-			await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10)).until(() -> {
+			// Only pod a asks for the trial, a call every 1.5 s (so that it would keep an
+			// unused lease for two such gaps); it wins the lease.
+			boolean granted = false;
+			for (int i = 0; i < 10 && !granted; i++) {
 				fleet.call(a);
-				return "pod-a".equals(prober(a));
-			});
+				try {
+					await().atMost(Duration.ofMillis(1500))
+						.pollInterval(Duration.ofMillis(10))
+						.until(() -> "pod-a".equals(prober(a)));
+					granted = true;
+				}
+				catch (ConditionTimeoutException ex) {
+					// Not yet: the next call asks again.
+				}
+			}
+			assertThat(granted).isTrue();
 			long died = System.nanoTime();
 			a.close();
 			await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(100)).until(() -> {

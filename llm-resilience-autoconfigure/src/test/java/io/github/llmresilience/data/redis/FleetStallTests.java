@@ -144,6 +144,57 @@ class FleetStallTests {
 	}
 
 	/**
+	 * Redis stopped for 2 s while two pods wait for the trial of a domain the fleet holds
+	 * open (the provider healed meanwhile): the syncs that asked for the lease run when
+	 * it resumes, one wins it for a pod that stopped waiting for the answer. That pod is
+	 * granted it again when it asks, so the domain heals at once rather than after the 30
+	 * s lease.
+	 */
+	@Test
+	void aLeaseWonByASyncThatRanAfterAStallIsUsed() {
+		try (RedisProcess redis = RedisProcess.launch(); FleetPods fleet = new FleetPods("127.0.0.1", redis.port)) {
+			AtomicBoolean down = new AtomicBoolean(true);
+			fleet.provider.script("primary",
+					(n) -> down.get() ? Reply.json(503, FakeProvider.OPENAI_503) : Reply.ok(FakeProvider.OPENAI_OK));
+			fleet.provider.always("secondary", Reply.ok(FakeProvider.OPENAI_OK));
+			FleetSettings settings = new FleetSettings(fleet.namespace, Duration.ofMillis(100), Duration.ofSeconds(10),
+					Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ZERO, Duration.ofMillis(300));
+			BreakerSettings breaker = new BreakerSettings(20, 4, 50, Duration.ofSeconds(10), 50, Duration.ofMinutes(1),
+					Duration.ofMinutes(15), 1);
+			List<FleetPods.Pod> pods = List.of(
+					fleet.start("pod-a", Clock.systemUTC(), settings, breaker,
+							(builder) -> builder.retry(FleetModeTests.ONE_ATTEMPT)),
+					fleet.start("pod-b", Clock.systemUTC(), settings, breaker,
+							(builder) -> builder.retry(FleetModeTests.ONE_ATTEMPT)));
+			for (int i = 0; i < 2; i++) {
+				pods.forEach(fleet::call);
+			}
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> pods.stream()
+					.allMatch((pod) -> pod.resilience().state().target("primary").breaker().status() == Status.OPEN));
+			down.set(false);
+			try (FleetLoad load = new FleetLoad(fleet, pods, Duration.ofMillis(50))) {
+				// The fleet's open time (the 2 s probe interval) ends while Redis is
+				// stopped: every sync asking for the lease waits in the socket.
+				redis.stop();
+				FleetLoad.runFor(Duration.ofSeconds(2));
+				long resumed = System.nanoTime();
+				redis.resume();
+				await().atMost(Duration.ofSeconds(45))
+					.until(() -> pods.stream()
+						.allMatch((pod) -> pod.resilience().fleet().connected()
+								&& "closed".equals(pod.resilience().fleet().domains().get(DOMAIN).status())));
+				Duration healed = Duration.ofNanos(System.nanoTime() - resumed);
+				System.out.printf(
+						"Stall of 2 s over the fleet's trial: healed %d ms after Redis resumed (lease 30 s)%n",
+						healed.toMillis());
+				assertThat(load.unexpected).isEmpty();
+				assertThat(healed).isLessThan(Duration.ofSeconds(10));
+			}
+		}
+	}
+
+	/**
 	 * A pod built while Redis is stopped: the application starts within the command
 	 * timeout, on its own state, and the pod joins the fleet when Redis resumes.
 	 */
