@@ -585,10 +585,28 @@ final class ChainRun {
 	void succeeded(TargetRuntime target, Attempt attempt, long start, long end) {
 		long nanos = end - start;
 		Answer answer = attempt.answer();
-		target.succeeded(nanos, this.streaming, answer);
-		Usage usage = answer.usage();
-		settleGrant(target, (usage != null) ? usage.totalTokens() : -1, answer.isEmpty() ? null : answer::header);
-		leavePace(false);
+		// The call is served and the provider billed the answer: what follows is
+		// bookkeeping, and none of it may fail the call. A step that throws is logged and
+		// the next one still runs (observers are guarded on their own).
+		try {
+			target.succeeded(nanos, this.streaming, answer);
+		}
+		catch (RuntimeException | LinkageError | AssertionError ex) {
+			this.context.bookkeeping().failed(AnswerBookkeeping.Step.TARGET, target, ex);
+		}
+		try {
+			Usage usage = answer.usage();
+			settleGrant(target, (usage != null) ? usage.totalTokens() : -1, answer.isEmpty() ? null : answer::header);
+		}
+		catch (RuntimeException | LinkageError | AssertionError ex) {
+			this.context.bookkeeping().failed(AnswerBookkeeping.Step.POOLS, target, ex);
+		}
+		try {
+			leavePace(false);
+		}
+		catch (RuntimeException | LinkageError | AssertionError ex) {
+			this.context.bookkeeping().failed(AnswerBookkeeping.Step.PACE, target, ex);
+		}
 		CallObserver observer = this.context.observer();
 		observer.onAttempt(this.chain, target.target(), Verdict.success(), nanos);
 		if (!answer.isEmpty()) {
