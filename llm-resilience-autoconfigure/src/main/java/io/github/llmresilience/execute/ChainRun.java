@@ -686,11 +686,6 @@ final class ChainRun {
 		}
 		boolean throttled = verdict != null && verdict.outcome() == Outcome.THROTTLED;
 		leavePace(throttled);
-		if (throttled) {
-			// Any refusal starts the scope's release pace over, and says how long one
-			// takes to come back.
-			this.context.pools().pace().refused(target.target().quotaScope(), nanos, now());
-		}
 		if (verdict == null) {
 			this.stopError = error;
 			return Next.STOP;
@@ -701,6 +696,13 @@ final class ChainRun {
 			target.timeout(this.streaming).recordTimeout(nanos);
 		}
 		target.hold(verdict);
+		if (throttled) {
+			// Any refusal starts the scope's release pace over when its gate ends, and
+			// says how long a refusal takes to come back.
+			this.context.pools()
+				.pace()
+				.refused(target.target().quotaScope(), nanos, now(), target.gateNanos(this.context.clock().instant()));
+		}
 		if (verdict.providerWide()) {
 			this.context.overloads()
 				.mark(target.target().provider(), verdict.waitHint().orElse(null), verdict.errorType().orElse(null));

@@ -17,10 +17,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * seconds, a refusal comes back within a round trip. So the pace also widens on time:
  * when the calls on their way have been out for a step (twice as long as the scope's last
  * refusal took to come back, from {@link #MIN_STEP_NANOS} to {@link #MAX_STEP_NANOS}) and
- * no refusal came, it doubles as on a success. And a waiting call whose wait runs out
- * before it could look again goes anyway, unless the provider refused a call of the scope
- * since it began to wait: failing it as rate limited would be for a limit that no longer
- * holds.
+ * no refusal came, it doubles as on a success. Steps are counted from the end of the gate
+ * a refusal set: while the scope is gated no call is sent, so none can be taken. And a
+ * waiting call whose wait runs out before it could look again goes anyway, unless the
+ * provider refused a call of the scope since it began to wait: failing it as rate limited
+ * would be for a limit that no longer holds.
  */
 public final class ReleasePace {
 
@@ -64,7 +65,7 @@ public final class ReleasePace {
 			if (pace.inFlight < pace.allowance || (lastChance && pace.refusals == release.refusals())) {
 				if (pace.inFlight == 0) {
 					// The first on its way starts the step.
-					pace.stepStart = nowNanos;
+					pace.restart(nowNanos);
 				}
 				pace.inFlight++;
 				return true;
@@ -87,7 +88,7 @@ public final class ReleasePace {
 			pace.inFlight = Math.max(0, pace.inFlight - 1);
 			if (throttled) {
 				pace.allowance = 1;
-				pace.stepStart = nowNanos;
+				pace.restart(nowNanos);
 			}
 			else {
 				pace.widen(nowNanos);
@@ -97,17 +98,19 @@ public final class ReleasePace {
 
 	/**
 	 * The provider refused a call of the scope (any call, released or not): the pace
-	 * starts again from one, and the waiting calls' last chance is gone.
+	 * starts again from one when the scope's gate ends, and the waiting calls' last
+	 * chance is gone.
 	 * @param roundTripNanos how long the refusal took to come back
 	 * @param nowNanos now, on the engine's monotonic time source
+	 * @param gateNanos how long the scope is gated from now
 	 */
-	public void refused(String scope, long roundTripNanos, long nowNanos) {
+	public void refused(String scope, long roundTripNanos, long nowNanos, long gateNanos) {
 		Scope pace = scope(scope);
 		synchronized (pace) {
 			pace.refusals++;
 			pace.allowance = 1;
-			pace.stepStart = nowNanos;
 			pace.refusalNanos = Math.max(0, roundTripNanos);
+			pace.stepStart = nowNanos + Math.max(0, gateNanos);
 		}
 	}
 
@@ -142,7 +145,10 @@ public final class ReleasePace {
 
 		int inFlight;
 
-		/** When the allowance last changed, or the first call went on its way. */
+		/**
+		 * When the allowance last changed, or the first call went on its way; after a
+		 * refusal, when its gate ends (never moved earlier than that).
+		 */
 		long stepStart;
 
 		long refusals;
@@ -156,7 +162,12 @@ public final class ReleasePace {
 
 		void widen(long nowNanos) {
 			this.allowance = Math.min(MAX_ALLOWANCE, this.allowance * 2);
-			this.stepStart = nowNanos;
+			restart(nowNanos);
+		}
+
+		/** A new step starts now, or when the gate of the last refusal ends. */
+		void restart(long nowNanos) {
+			this.stepStart = Math.max(this.stepStart, nowNanos);
 		}
 
 	}

@@ -87,7 +87,7 @@ class ReleasePaceTests {
 	@Test
 	void aStepLastsTwiceAsLongAsTheLastRefusalTookToComeBack() {
 		long roundTrip = 3 * ReleasePace.MIN_STEP_NANOS;
-		this.pace.refused(SCOPE, roundTrip, this.now);
+		this.pace.refused(SCOPE, roundTrip, this.now, 0);
 		assertThat(entered(SCOPE, 10)).isEqualTo(1);
 		this.now += 2 * roundTrip - 1;
 		assertThat(entered(SCOPE, 10)).isZero();
@@ -97,7 +97,7 @@ class ReleasePaceTests {
 
 	@Test
 	void aRefusalThatTookVeryLongStillWidensThePaceWithinTheLongestStep() {
-		this.pace.refused(SCOPE, 100 * ReleasePace.MAX_STEP_NANOS, this.now);
+		this.pace.refused(SCOPE, 100 * ReleasePace.MAX_STEP_NANOS, this.now, 0);
 		assertThat(entered(SCOPE, 10)).isEqualTo(1);
 		this.now += ReleasePace.MAX_STEP_NANOS - 1;
 		assertThat(entered(SCOPE, 10)).isZero();
@@ -110,10 +110,28 @@ class ReleasePaceTests {
 		entered(SCOPE, 1);
 		exit(SCOPE, false);
 		exit(SCOPE, false);
-		this.pace.refused(SCOPE, 0, this.now);
+		this.pace.refused(SCOPE, 0, this.now, 0);
 		assertThat(entered(SCOPE, 10)).isEqualTo(1);
 		this.now += ReleasePace.MIN_STEP_NANOS - 1;
 		assertThat(entered(SCOPE, 10)).isZero();
+	}
+
+	@Test
+	void noStepPassesWhileTheGateOfARefusalHoldsTheScope() {
+		long gate = 10 * ReleasePace.MAX_STEP_NANOS;
+		assertThat(entered(SCOPE, 1)).isEqualTo(1);
+		// A call of the scope is refused while the released one is still out.
+		this.pace.refused(SCOPE, 0, this.now, gate);
+		this.now += gate - 1;
+		assertThat(entered(SCOPE, 10)).isZero();
+		// A success during the gate widens the pace, but starts no step.
+		exit(SCOPE, false);
+		assertThat(entered(SCOPE, 1)).isEqualTo(1);
+		assertThat(entered(SCOPE, 10)).isEqualTo(1);
+		this.now += ReleasePace.MIN_STEP_NANOS;
+		assertThat(entered(SCOPE, 10)).isZero();
+		this.now += 1;
+		assertThat(entered(SCOPE, 10)).isEqualTo(2);
 	}
 
 	@Test
@@ -132,7 +150,7 @@ class ReleasePaceTests {
 		ReleasePace.Release last = this.pace.waiting(SCOPE);
 		assertThat(this.pace.tryEnter(first, this.now, false)).isTrue();
 		// Another call of the scope was refused while these wait; the first is still out.
-		this.pace.refused(SCOPE, 0, this.now);
+		this.pace.refused(SCOPE, 0, this.now, 0);
 
 		assertThat(this.pace.tryEnter(last, this.now, true)).isFalse();
 		// One that began to wait after that refusal has its last chance.
