@@ -1970,6 +1970,12 @@ public class LlmResilienceProperties implements InitializingBean {
 		 */
 		private Map<String, CapacityProperties> capacity = new LinkedHashMap<>();
 
+		/**
+		 * The least a capacity learned from a provider's headers may state; a header
+		 * stating less is not believed. A configured capacity is taken as it is.
+		 */
+		private final LearnedCapacityFloorProperties learnedCapacityFloor = new LearnedCapacityFloorProperties();
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -2002,6 +2008,10 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.capacity = capacity;
 		}
 
+		public LearnedCapacityFloorProperties getLearnedCapacityFloor() {
+			return this.learnedCapacityFloor;
+		}
+
 		/** The default pools, each overridden where configured, then the added ones. */
 		List<PoolSettings> poolSettings() {
 			List<PoolSettings> pools = new ArrayList<>();
@@ -2023,7 +2033,8 @@ public class LlmResilienceProperties implements InitializingBean {
 		PartitionSettings settings() {
 			Map<String, Capacity> capacities = new LinkedHashMap<>();
 			this.capacity.forEach((scope, configured) -> capacities.put(scope, configured.capacity()));
-			return new PartitionSettings(this.enabled, poolSettings(), capacities, this.learnCapacity);
+			return new PartitionSettings(this.enabled, poolSettings(), capacities, this.learnCapacity,
+					this.learnedCapacityFloor.capacity());
 		}
 
 		void validate(String property, Map<String, TargetProperties> targets, List<Problem> problems) {
@@ -2032,6 +2043,8 @@ public class LlmResilienceProperties implements InitializingBean {
 					() -> configured.settings(name, null), problems));
 			this.capacity.forEach((scope, configured) -> build(Capacity.class,
 					under(property + ".capacity.[" + scope + "]"), configured::capacity, problems));
+			build(Capacity.class, under(property + ".learned-capacity-floor"), this.learnedCapacityFloor::capacity,
+					problems);
 			if (problems.size() > before) {
 				return;
 			}
@@ -2119,6 +2132,43 @@ public class LlmResilienceProperties implements InitializingBean {
 				}
 			}
 			return null;
+		}
+
+	}
+
+	/** The least a learned capacity may state. */
+	public static class LearnedCapacityFloorProperties {
+
+		/**
+		 * Fewest requests a minute a learned capacity may state; fewer is not believed (1
+		 * or 2 a minute would starve the service). 0 believes any.
+		 */
+		private long requestsPerMinute = PartitionSettings.DEFAULT_LEARNED_REQUESTS_FLOOR;
+
+		/**
+		 * Fewest tokens a minute a learned capacity may state; fewer is not believed. 0
+		 * believes any.
+		 */
+		private long tokensPerMinute = PartitionSettings.DEFAULT_LEARNED_TOKENS_FLOOR;
+
+		public long getRequestsPerMinute() {
+			return this.requestsPerMinute;
+		}
+
+		public void setRequestsPerMinute(long requestsPerMinute) {
+			this.requestsPerMinute = requestsPerMinute;
+		}
+
+		public long getTokensPerMinute() {
+			return this.tokensPerMinute;
+		}
+
+		public void setTokensPerMinute(long tokensPerMinute) {
+			this.tokensPerMinute = tokensPerMinute;
+		}
+
+		Capacity capacity() {
+			return new Capacity(this.requestsPerMinute, this.tokensPerMinute);
 		}
 
 	}

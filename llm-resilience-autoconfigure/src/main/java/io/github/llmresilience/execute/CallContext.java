@@ -28,10 +28,11 @@ import io.github.llmresilience.retry.internal.Backoff;
  * @param callTimeout the deadline of a call that sets none
  * @param overloads the providers marked overloaded, whose targets chains try last
  * @param pools the traffic classes: their waits, and each quota scope's partition
+ * @param bookkeeping what logs a step of the bookkeeping after an answer that failed
  */
 record CallContext(Clock clock, LongSupplier nanoTime, RetrySettings retry, Backoff backoff, ErrorExtractors extractors,
 		UnknownExceptions unknownExceptions, UnclassifiedListener unclassified, CallObserver observer,
-		Duration callTimeout, ProviderOverloads overloads, Pools pools) {
+		Duration callTimeout, ProviderOverloads overloads, Pools pools, AnswerBookkeeping bookkeeping) {
 
 	long now() {
 		return this.nanoTime.getAsLong();

@@ -14,6 +14,7 @@ import io.github.llmresilience.execute.CallObserver.RetryResult;
 import io.github.llmresilience.execute.ChainStep.Skip;
 import io.github.llmresilience.pool.PoolSettings;
 import io.github.llmresilience.pool.internal.Grant;
+import io.github.llmresilience.pool.internal.ReleasePace;
 import io.github.llmresilience.pool.internal.ScopePartition;
 import io.github.llmresilience.usage.Usage;
 import org.jspecify.annotations.Nullable;
@@ -152,8 +153,8 @@ final class ChainRun {
 
 	private boolean queued;
 
-	/** The quota scope whose gate this call waited for, until it goes back. */
-	private @Nullable String waitedGate;
+	/** The quota scope's gate this call waited for, until it goes back. */
+	private ReleasePace.@Nullable Release waitedGate;
 
 	/** The scope whose pace this call holds a place in, until its attempt is settled. */
 	private @Nullable String paceTicket;
@@ -161,7 +162,7 @@ final class ChainRun {
 	/** Whether the pace held the call back after its wait. */
 	private boolean paced;
 
-	private @Nullable String pacedGate;
+	private ReleasePace.@Nullable Release pacedGate;
 
 	/** The exception that ended the call when no target could serve, once it has. */
 	private @Nullable LlmUnavailableException exhaustion;
@@ -360,7 +361,7 @@ final class ChainRun {
 			return -1;
 		}
 		if (first.isGated(now)) {
-			this.waitedGate = first.target().quotaScope();
+			this.waitedGate = this.context.pools().pace().waiting(first.target().quotaScope());
 		}
 		if (share) {
 			// Behind others of its pool: they take what is lent first.
@@ -388,12 +389,9 @@ final class ChainRun {
 	 * again, within the pool's {@code max-wait}.
 	 */
 	private long paceWait() {
-		String gate = this.pacedGate;
+		ReleasePace.Release gate = this.pacedGate;
 		this.pacedGate = null;
-		long poolWait = this.pool.maxWait().toNanos() - this.waitedNanos;
-		long maxWait = this.waitExtendsDeadline ? poolWait
-				: Math.min(poolWait, this.deadlineNanos - this.context.now() - MIN_WAIT_NANOS);
-		if (gate == null || PACE_NANOS > maxWait || this.context.pools().enqueue(this.pool, null) < 0) {
+		if (gate == null || PACE_NANOS > waitLeft() || this.context.pools().enqueue(this.pool, null) < 0) {
 			return -1;
 		}
 		this.queued = true;
@@ -408,23 +406,35 @@ final class ChainRun {
 	}
 
 	/**
+	 * How much longer the call may wait for releases: what is left of its pool's
+	 * {@code max-wait}, and (with an explicit deadline) before the deadline.
+	 */
+	private long waitLeft() {
+		long poolWait = this.pool.maxWait().toNanos() - this.waitedNanos;
+		return this.waitExtendsDeadline ? poolWait
+				: Math.min(poolWait, this.deadlineNanos - this.context.now() - MIN_WAIT_NANOS);
+	}
+
+	/**
 	 * The wait of {@link #releaseWait()} is over: walk the chain again from its first
 	 * target.
 	 * @return the target to attempt, or {@code null} when the chain is exhausted again
 	 */
 	@Nullable TargetRuntime afterWait() {
 		leaveQueue();
-		String gate = this.waitedGate;
+		ReleasePace.Release gate = this.waitedGate;
 		this.waitedGate = null;
 		if (gate != null) {
-			if (!this.context.pools().pace().tryEnter(gate)) {
+			// A call whose wait runs out before it could look again goes, unless the
+			// provider refused a call of the scope meanwhile: its limit has cleared.
+			if (!this.context.pools().pace().tryEnter(gate, now(), PACE_NANOS > waitLeft())) {
 				// Calls released before this one are still on their way: look again
 				// shortly, without walking the chain.
 				this.paced = true;
 				this.pacedGate = gate;
 				return null;
 			}
-			this.paceTicket = gate;
+			this.paceTicket = gate.scope();
 		}
 		this.index = -1;
 		this.walkStart = (this.steps != null) ? this.steps.size() : 0;
@@ -447,7 +457,7 @@ final class ChainRun {
 		String ticket = this.paceTicket;
 		if (ticket != null) {
 			this.paceTicket = null;
-			this.context.pools().pace().exit(ticket, throttled);
+			this.context.pools().pace().exit(ticket, throttled, now());
 		}
 	}
 
@@ -585,10 +595,28 @@ final class ChainRun {
 	void succeeded(TargetRuntime target, Attempt attempt, long start, long end) {
 		long nanos = end - start;
 		Answer answer = attempt.answer();
-		target.succeeded(nanos, this.streaming, answer);
-		Usage usage = answer.usage();
-		settleGrant(target, (usage != null) ? usage.totalTokens() : -1, answer.isEmpty() ? null : answer::header);
-		leavePace(false);
+		// The call is served and the provider billed the answer: what follows is
+		// bookkeeping, and none of it may fail the call. A step that throws is logged and
+		// the next one still runs (observers are guarded on their own).
+		try {
+			target.succeeded(nanos, this.streaming, answer);
+		}
+		catch (RuntimeException | LinkageError | AssertionError ex) {
+			this.context.bookkeeping().failed(AnswerBookkeeping.Step.TARGET, target, ex);
+		}
+		try {
+			Usage usage = answer.usage();
+			settleGrant(target, (usage != null) ? usage.totalTokens() : -1, answer.isEmpty() ? null : answer::header);
+		}
+		catch (RuntimeException | LinkageError | AssertionError ex) {
+			this.context.bookkeeping().failed(AnswerBookkeeping.Step.POOLS, target, ex);
+		}
+		try {
+			leavePace(false);
+		}
+		catch (RuntimeException | LinkageError | AssertionError ex) {
+			this.context.bookkeeping().failed(AnswerBookkeeping.Step.PACE, target, ex);
+		}
 		CallObserver observer = this.context.observer();
 		observer.onAttempt(this.chain, target.target(), Verdict.success(), nanos);
 		if (!answer.isEmpty()) {
@@ -656,7 +684,8 @@ final class ChainRun {
 				target.release();
 			}
 		}
-		leavePace(verdict != null && verdict.outcome() == Outcome.THROTTLED);
+		boolean throttled = verdict != null && verdict.outcome() == Outcome.THROTTLED;
+		leavePace(throttled);
 		if (verdict == null) {
 			this.stopError = error;
 			return Next.STOP;
@@ -667,6 +696,13 @@ final class ChainRun {
 			target.timeout(this.streaming).recordTimeout(nanos);
 		}
 		target.hold(verdict);
+		if (throttled) {
+			// Any refusal starts the scope's release pace over when its gate ends, and
+			// says how long a refusal takes to come back.
+			this.context.pools()
+				.pace()
+				.refused(target.target().quotaScope(), nanos, now(), target.gateNanos(this.context.clock().instant()));
+		}
 		if (verdict.providerWide()) {
 			this.context.overloads()
 				.mark(target.target().provider(), verdict.waitHint().orElse(null), verdict.errorType().orElse(null));

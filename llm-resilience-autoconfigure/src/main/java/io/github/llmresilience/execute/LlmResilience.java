@@ -83,7 +83,7 @@ public final class LlmResilience implements AutoCloseable {
 				new Backoff(builder.retry.backoffBase(), builder.retry.backoffMax(), builder.random),
 				builder.extractors, builder.unknownExceptions, unclassified, GuardedCallObserver.of(builder.observer),
 				builder.timeouts.call(), new ProviderOverloads(builder.clock, builder.overload, events),
-				new Pools(builder.pools, buckets, events));
+				new Pools(builder.pools, buckets, events), new AnswerBookkeeping());
 		this.scheduler = builder.scheduler;
 		ProviderClassifiers classifiers = (builder.classifiers != null) ? builder.classifiers : ProviderClassifiers
 			.builtIn(new ClassifierSettings(builder.clock, ClassifierSettings.DEFAULT_QUOTA_THRESHOLD, unclassified));

@@ -4,21 +4,39 @@ package io.github.llmresilience.pool;
  * What a quota scope may serve per minute, as the provider grants it. Zero in a dimension
  * means not known: that dimension is not partitioned.
  *
- * @param requestsPerMinute requests a minute; zero or more
- * @param tokensPerMinute tokens (input and output) a minute; zero or more
+ * @param requestsPerMinute requests a minute; zero to {@link #MAX_PER_MINUTE}
+ * @param tokensPerMinute tokens (input and output) a minute; zero to
+ * {@link #MAX_PER_MINUTE}
  */
 public record Capacity(long requestsPerMinute, long tokensPerMinute) {
 
 	/** Nothing known. */
 	public static final Capacity UNKNOWN = new Capacity(0, 0);
 
+	/**
+	 * The most a dimension may hold: what a pool's bucket refills in a minute at most.
+	 * Bucket4j refills at most one token a nanosecond (a faster refill fails to build),
+	 * so a minute's bucket holds at most 60 billion; no provider grants near as much.
+	 */
+	public static final long MAX_PER_MINUTE = 60_000_000_000L;
+
 	public Capacity {
-		if (requestsPerMinute < 0) {
-			throw new IllegalArgumentException("requestsPerMinute must be zero or more, was " + requestsPerMinute);
+		if (requestsPerMinute < 0 || requestsPerMinute > MAX_PER_MINUTE) {
+			throw new IllegalArgumentException("requestsPerMinute must be zero or more and at most " + MAX_PER_MINUTE
+					+ ", was " + requestsPerMinute);
 		}
-		if (tokensPerMinute < 0) {
-			throw new IllegalArgumentException("tokensPerMinute must be zero or more, was " + tokensPerMinute);
+		if (tokensPerMinute < 0 || tokensPerMinute > MAX_PER_MINUTE) {
+			throw new IllegalArgumentException(
+					"tokensPerMinute must be zero or more and at most " + MAX_PER_MINUTE + ", was " + tokensPerMinute);
 		}
+	}
+
+	/**
+	 * A dimension's value as a provider may state it (up to 10^12), bounded to what a
+	 * bucket holds.
+	 */
+	public static long bounded(long perMinute) {
+		return Math.max(0, Math.min(perMinute, MAX_PER_MINUTE));
 	}
 
 	public boolean isKnown() {

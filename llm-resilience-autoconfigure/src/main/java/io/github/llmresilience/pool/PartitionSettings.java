@@ -21,11 +21,34 @@ import java.util.Map;
  * successful answers ({@code x-ratelimit-limit-requests},
  * {@code anthropic-ratelimit-requests-limit} and their token variants); a configured
  * capacity wins over a learned one
+ * @param learnedCapacityFloor the least a learned capacity may state in each dimension:
+ * headers that state less (one or two requests a minute would starve the service) are not
+ * believed, and the dimension stays as it was; zero in a dimension believes any value. A
+ * configured capacity is taken as it is.
  */
 public record PartitionSettings(boolean enabled, List<PoolSettings> pools, Map<String, Capacity> capacities,
-		boolean learn) {
+		boolean learn, Capacity learnedCapacityFloor) {
+
+	/** The fewest requests a minute a learned capacity may state by default. */
+	public static final long DEFAULT_LEARNED_REQUESTS_FLOOR = 10;
+
+	/** The fewest tokens a minute a learned capacity may state by default. */
+	public static final long DEFAULT_LEARNED_TOKENS_FLOOR = 1000;
+
+	/** The default floor of a learned capacity: 10 requests, 1000 tokens a minute. */
+	public static final Capacity DEFAULT_LEARNED_CAPACITY_FLOOR = new Capacity(DEFAULT_LEARNED_REQUESTS_FLOOR,
+			DEFAULT_LEARNED_TOKENS_FLOOR);
+
+	/** With the default floor of a learned capacity. */
+	public PartitionSettings(boolean enabled, List<PoolSettings> pools, Map<String, Capacity> capacities,
+			boolean learn) {
+		this(enabled, pools, capacities, learn, DEFAULT_LEARNED_CAPACITY_FLOOR);
+	}
 
 	public PartitionSettings {
+		if (learnedCapacityFloor == null) {
+			throw new IllegalArgumentException("learnedCapacityFloor must be set, was null");
+		}
 		pools = List.copyOf(pools);
 		capacities = Collections.unmodifiableMap(new LinkedHashMap<>(capacities));
 		int total = 0;
@@ -61,7 +84,18 @@ public record PartitionSettings(boolean enabled, List<PoolSettings> pools, Map<S
 
 	/** The same pools and capacities, partitioning on. */
 	public PartitionSettings on() {
-		return new PartitionSettings(true, this.pools, this.capacities, this.learn);
+		return new PartitionSettings(true, this.pools, this.capacities, this.learn, this.learnedCapacityFloor);
+	}
+
+	/**
+	 * What of a capacity stated by a provider's headers is believed: each dimension below
+	 * {@link #learnedCapacityFloor()} is dropped (not known).
+	 */
+	public Capacity believable(Capacity stated) {
+		long requests = stated.requestsPerMinute();
+		long tokens = stated.tokensPerMinute();
+		return new Capacity((requests >= this.learnedCapacityFloor.requestsPerMinute()) ? requests : 0,
+				(tokens >= this.learnedCapacityFloor.tokensPerMinute()) ? tokens : 0);
 	}
 
 }

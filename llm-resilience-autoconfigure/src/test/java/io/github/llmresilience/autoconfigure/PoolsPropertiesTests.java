@@ -5,6 +5,7 @@ import java.time.Duration;
 import io.github.llmresilience.execute.CallOptions;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.pool.Capacity;
+import io.github.llmresilience.pool.PartitionSettings;
 import io.github.llmresilience.pool.PoolSettings;
 import io.github.llmresilience.pool.PoolState;
 import org.junit.jupiter.api.Test;
@@ -114,6 +115,34 @@ class PoolsPropertiesTests {
 	void aNegativeCapacityFailsStartupNamingIt() {
 		failsNaming("llm.resilience.pools.capacity.[acct/gpt-4o].tokens-per-minute=-5",
 				"llm.resilience.pools.capacity.[acct/gpt-4o].tokens-per-minute", "zero or more");
+	}
+
+	@Test
+	void aLearnedCapacityHasAFloorByDefaultThatCanBeLoweredToNone() {
+		this.runner.run((context) -> assertThat(
+				context.getBean(LlmResilienceProperties.class).getPools().settings().learnedCapacityFloor())
+			.isEqualTo(PartitionSettings.DEFAULT_LEARNED_CAPACITY_FLOOR));
+		this.runner
+			.withPropertyValues("llm.resilience.pools.learned-capacity-floor.requests-per-minute=0",
+					"llm.resilience.pools.learned-capacity-floor.tokens-per-minute=0")
+			.run((context) -> {
+				PartitionSettings settings = context.getBean(LlmResilienceProperties.class).getPools().settings();
+				assertThat(settings.learnedCapacityFloor()).isEqualTo(Capacity.UNKNOWN);
+				assertThat(settings.believable(new Capacity(1, 1))).isEqualTo(new Capacity(1, 1));
+			});
+	}
+
+	@Test
+	void aNegativeLearnedCapacityFloorFailsStartupNamingIt() {
+		failsNaming("llm.resilience.pools.learned-capacity-floor.requests-per-minute=-1",
+				"llm.resilience.pools.learned-capacity-floor.requests-per-minute", "zero or more");
+	}
+
+	@Test
+	void aCapacityBeyondWhatABucketRefillsFailsStartupNamingItsRange() {
+		failsNaming("llm.resilience.pools.capacity.[acct/gpt-4o].requests-per-minute=60000000001",
+				"llm.resilience.pools.capacity.[acct/gpt-4o].requests-per-minute",
+				"at most " + Capacity.MAX_PER_MINUTE);
 	}
 
 	private void failsNaming(String setting, String property, String allowed) {

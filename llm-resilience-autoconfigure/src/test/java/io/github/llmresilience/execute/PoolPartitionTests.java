@@ -16,8 +16,12 @@ import io.github.llmresilience.pool.PoolState;
 import io.github.llmresilience.test.FakeProvider.Reply;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * background 20 % (12), evaluation 10 % (6), against a real HTTP provider on virtual
  * time.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class PoolPartitionTests {
 
 	private static final String SCOPE = "primary/gpt-4o";
@@ -284,6 +289,160 @@ class PoolPartitionTests {
 		assertThat(
 				this.h.resilience.pools().scopes().get(SCOPE).pools().get(PoolSettings.INTERACTIVE).tokensAvailable())
 			.isEqualTo(interactiveTokens - used);
+	}
+
+	/**
+	 * Calls made one after the other: how many were served, and what the others threw.
+	 */
+	private int served(int calls, CallOptions options, Duration apart, List<Throwable> failures) {
+		int served = 0;
+		for (int i = 0; i < calls; i++) {
+			if (i > 0) {
+				this.h.time.advance(apart);
+			}
+			try {
+				this.h.time.await(this.h.resilience.execute("chat", options, this.h::handingOver),
+						this.h.inFlight::get);
+				served++;
+			}
+			catch (RuntimeException ex) {
+				failures.add(ex);
+			}
+		}
+		return served;
+	}
+
+	/** Calls made at once: how many were served; the others failed unavailable. */
+	private int servedAtOnce(int calls, CallOptions options, List<LlmUnavailableException> failures) {
+		List<Mono<Duration>> burst = new ArrayList<>();
+		for (int i = 0; i < calls; i++) {
+			burst.add(call(options, Duration.ZERO, failures));
+		}
+		AtomicInteger served = new AtomicInteger();
+		this.h.time.await(Flux.merge(burst).doOnNext((time) -> served.incrementAndGet()).then(Mono.just(true)),
+				this.h.inFlight::get);
+		return served.get();
+	}
+
+	@Test
+	void aLearnedCapacityBeyondWhatABucketRefillsIsBoundedToItAndEveryAnswerServesItsCall() {
+		// In the accepted range (1 to 10^12), beyond Bucket4j's one token a nanosecond.
+		this.h.provider.always("primary",
+				Reply.json(200,
+						Map.of("content-type", "application/json", "x-ratelimit-limit-requests", "1000000000000"),
+						answerUsing(10, 20)));
+		this.h.build((builder) -> builder.pools(PartitionSettings.defaults().on()), "primary");
+		List<Throwable> failures = new ArrayList<>();
+
+		int served = served(20, CallOptions.NONE, Duration.ZERO, failures);
+
+		assertThat(failures).isEmpty();
+		assertThat(served).isEqualTo(20);
+		assertThat(this.h.provider.requests("primary")).isEqualTo(20);
+		// A bucket refills at most one token a nanosecond: a minute's worth.
+		long most = Duration.ofMinutes(1).toNanos();
+		assertThat(this.h.resilience.pools().scopes().get(SCOPE).capacity()).isEqualTo(new Capacity(most, 0));
+		assertThat(this.h.events(StateChange.Kind.POOL_CAPACITY_CHANGED)).hasSize(1);
+	}
+
+	@Test
+	void bookkeepingThatFailsAfterAnAnswerNeverFailsTheCallItServedAndIsLoggedOnce(CapturedOutput output) {
+		// An answer that says it used 10^15 tokens: the debt it would leave in a bucket
+		// of
+		// 4200 tokens a minute is beyond what Bucket4j can reserve (it throws).
+		this.h.provider.always("primary",
+				Reply.json(200, Map.of("content-type", "application/json"), answerUsing(1_000_000_000_000_000L, 0)));
+		this.h.build((builder) -> builder.pools(new PartitionSettings(true, PartitionSettings.defaultPools(),
+				Map.of(SCOPE, new Capacity(0, 6000)), true)), "primary");
+		List<Throwable> failures = new ArrayList<>();
+
+		// One a minute: each finds interactive's bucket refilled.
+		int served = served(20, CallOptions.NONE, Duration.ofMinutes(1), failures);
+
+		assertThat(failures).isEmpty();
+		assertThat(served).isEqualTo(20);
+		assertThat(this.h.provider.requests("primary")).isEqualTo(20);
+		assertThat(output.getOut().split("after an answer of primary failed", -1)).hasSize(2);
+	}
+
+	@Test
+	void callsWaitingWhileTheCapacityIsLearnedStayCountedAndThePoolLendsAgainAfterwards() {
+		// The first request is rate limited; every answer after it states 60 a minute.
+		this.h.provider.script("primary",
+				(n) -> (n == 1)
+						? Reply.json(429, Map.of("retry-after", "1"),
+								EngineHarness.fixture("openai-429-tpm-rate-limit"))
+						: Reply.json(200, Map.of("content-type", "application/json", "x-ratelimit-limit-requests",
+								String.valueOf(CAPACITY)), answerUsing(10, 20)));
+		List<Integer> waiting = new CopyOnWriteArrayList<>();
+		this.h.build(
+				(builder) -> builder.pools(PartitionSettings.defaults().on())
+					.listener((change) -> this.h.resilience.pools()
+						.scopes()
+						.values()
+						.forEach((scope) -> scope.pools().values().forEach((pool) -> waiting.add(pool.waiting())))),
+				"primary");
+		// Twenty interactive calls 50 ms apart: all wait for the gate, and the capacity
+		// is
+		// learned from the first answer after it while the others still wait.
+		List<Mono<Void>> calls = new ArrayList<>();
+		AtomicInteger served = new AtomicInteger();
+		for (int i = 0; i < 20; i++) {
+			calls.add(Mono.delay(Duration.ofMillis(50L * i), this.h.time)
+				.then(this.h.resilience.execute("chat", this.h::handingOver))
+				.doOnNext((body) -> served.incrementAndGet())
+				.then());
+		}
+		this.h.time.await(Flux.merge(calls).then(Mono.just(true)), this.h.inFlight::get);
+		assertThat(served.get()).isEqualTo(20);
+		assertThat(this.h.events(StateChange.Kind.POOL_CAPACITY_CHANGED)).hasSize(1);
+		this.h.time.advance(Duration.ofMinutes(1));
+		PoolState.ScopePools scope = this.h.resilience.pools().scopes().get(SCOPE);
+		assertThat(scope.pools().values()).allSatisfy((pool) -> assertThat(pool.waiting()).isZero());
+		assertThat(waiting).isNotEmpty().allSatisfy((count) -> assertThat(count).isNotNegative());
+
+		// A burst of background calls that may not wait: its own 12, half of
+		// interactive's 42 and of evaluation's 6.
+		List<LlmUnavailableException> failures = new CopyOnWriteArrayList<>();
+		int burst = servedAtOnce(30, CallOptions.pool(PoolSettings.BACKGROUND).withDeadline(Duration.ofSeconds(1)),
+				failures);
+
+		assertThat(failures).isEmpty();
+		assertThat(burst).isEqualTo(30);
+	}
+
+	@Test
+	void aLearnedCapacityOfTwoRequestsAMinuteIsNotBelievedAndTheScopeStaysUnpartitioned() {
+		this.h.provider.always("primary", Reply.json(200,
+				Map.of("content-type", "application/json", "x-ratelimit-limit-requests", "2"), answerUsing(10, 20)));
+		this.h.build((builder) -> builder.pools(PartitionSettings.defaults().on()), "primary");
+		this.h.time.await(this.h.resilience.execute("chat", this.h::handingOver), this.h.inFlight::get);
+		List<LlmUnavailableException> failures = new CopyOnWriteArrayList<>();
+
+		int served = servedAtOnce(20, CallOptions.NONE, failures);
+
+		assertThat(failures).isEmpty();
+		assertThat(served).isEqualTo(20);
+		assertThat(this.h.resilience.pools().scopes()).isEmpty();
+		assertThat(this.h.events(StateChange.Kind.POOL_CAPACITY_CHANGED)).isEmpty();
+	}
+
+	@Test
+	void aConfiguredCapacityOfTwoRequestsAMinuteIsTakenAsTheOperatorSaysIt() {
+		this.h.provider.always("primary", Reply.ok(FakeProviderBodies.OK));
+		this.h.build((builder) -> builder.pools(
+				new PartitionSettings(true, PartitionSettings.defaultPools(), Map.of(SCOPE, new Capacity(2, 0)), true)),
+				"primary");
+		List<LlmUnavailableException> failures = new CopyOnWriteArrayList<>();
+
+		int served = servedAtOnce(20, CallOptions.NONE, failures);
+
+		// Each pool's part is at least one: interactive's own, and one lent by each of
+		// the others (a bucket of one keeps nothing back).
+		assertThat(served).isEqualTo(3);
+		assertThat(failures).hasSize(20 - 3)
+			.allSatisfy((failure) -> assertThat(failure.steps()).extracting(ChainStep::skipped)
+				.containsOnly(ChainStep.Skip.POOL_EXHAUSTED));
 	}
 
 }

@@ -24,6 +24,8 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -85,6 +87,46 @@ class ReleaseWaitTests {
 		// The gate held every call that came while it was closed: the provider saw the
 		// first 429 and the 30 answers.
 		assertThat(this.h.provider.requests("primary")).isEqualTo(31);
+		assertThat(this.h.resilience.pools().queued()).containsEntry(PoolSettings.INTERACTIVE, 0);
+	}
+
+	/**
+	 * Twenty calls 50 ms apart, the first of which meets {@code 429, retry-after: 1}: all
+	 * wait for the gate; every answer after it takes {@code latency}. How many were
+	 * served and how many failed.
+	 */
+	private int[] twentyWaitingCalls(Duration latency) {
+		this.h.provider.script("primary", (n) -> (n == 1) ? Reply.json(429, Map.of("retry-after", "1"), RATE_LIMIT)
+				: Reply.ok(FakeProviderBodies.OK));
+		this.h.build((builder) -> {
+		}, "primary");
+		AtomicInteger served = new AtomicInteger();
+		AtomicInteger unavailable = new AtomicInteger();
+		List<Mono<Void>> calls = new ArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			calls.add(Mono.delay(Duration.ofMillis(50L * i), this.h.time)
+				.then(this.h.resilience.execute("chat",
+						(attempt) -> this.h.webClientCall(attempt).delayElement(latency, this.h.time)))
+				.doOnNext((body) -> served.incrementAndGet())
+				.onErrorResume(LlmUnavailableException.class, (ex) -> {
+					unavailable.incrementAndGet();
+					return Mono.empty();
+				})
+				.then());
+		}
+		this.h.time.await(Flux.merge(calls).then(Mono.just(true)), this.h.inFlight::get);
+		return new int[] { served.get(), unavailable.get() };
+	}
+
+	@ParameterizedTest
+	@ValueSource(ints = { 1, 3, 5 })
+	void callsWaitingForAGateAreServedWhenTheProvidersAnswersAreSlow(int seconds) {
+		int[] result = twentyWaitingCalls(Duration.ofSeconds(seconds));
+
+		assertThat(result[1]).isZero();
+		assertThat(result[0]).isEqualTo(20);
+		// The first 429 and one request for each call: the provider had room.
+		assertThat(this.h.provider.requests("primary")).isEqualTo(21);
 		assertThat(this.h.resilience.pools().queued()).containsEntry(PoolSettings.INTERACTIVE, 0);
 	}
 
@@ -316,6 +358,39 @@ class ReleaseWaitTests {
 			// deadline.
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofSeconds(1))
 				.isLessThan(Duration.ofSeconds(15));
+		}
+	}
+
+	@Test
+	void onTheSystemClockCallsWaitingForAGateAreServedWhileSlowAnswersAreInFlight() {
+		try (FakeProvider provider = new FakeProvider()) {
+			provider.script("primary", (n) -> (n == 1) ? Reply.json(429, Map.of("retry-after", "1"), RATE_LIMIT)
+					: Reply.ok(FakeProviderBodies.OK));
+			LlmResilience resilience = LlmResilience.builder()
+				.clock(Clock.systemUTC())
+				.target(new Target("primary", "openai", "acct", "gpt-4o", "us", URI.create(provider.baseUrl("primary")),
+						null))
+				.chain("chat", "primary")
+				.extractors(ErrorExtractors.standard().with(List.of(new WebClientErrorExtractor())))
+				.build();
+			// Answers that take longer than what is left of the calls' 2 s of waiting
+			// after the gate's second.
+			Duration latency = Duration.ofMillis(600);
+			long start = System.nanoTime();
+			List<Mono<String>> calls = new ArrayList<>();
+			for (int i = 0; i < 10; i++) {
+				calls.add(Mono.delay(Duration.ofMillis(50L * i))
+					.then(resilience.execute("chat",
+							(attempt) -> this.h.webClientCall(attempt).delayElement(latency))));
+			}
+
+			List<String> answers = Flux.merge(calls).collectList().block(Duration.ofSeconds(30));
+
+			assertThat(answers).hasSize(10).containsOnly(FakeProviderBodies.OK);
+			assertThat(provider.requests("primary")).isEqualTo(11);
+			// At least the gate's second and one answer, far less than a call's deadline.
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofSeconds(1))
+				.isLessThan(Duration.ofSeconds(25));
 		}
 	}
 

@@ -12,7 +12,8 @@ import org.jspecify.annotations.Nullable;
  * {@code anthropic-ratelimit-tokens-limit}, or, without the latter, the smaller of
  * {@code anthropic-ratelimit-input-tokens-limit} and
  * {@code anthropic-ratelimit-output-tokens-limit}. A value that is not a whole number
- * between 1 and 10^12 is ignored, never an exception.
+ * between 1 and 10^12 is ignored, never an exception; one above what a pool's bucket
+ * holds ({@link Capacity#MAX_PER_MINUTE}) is bounded to it.
  */
 public final class CapacityHeaders {
 
@@ -33,7 +34,7 @@ public final class CapacityHeaders {
 			long output = number(header, "anthropic-ratelimit-output-tokens-limit");
 			tokens = (input > 0 && output > 0) ? Math.min(input, output) : Math.max(input, output);
 		}
-		return (requests > 0 || tokens > 0) ? new Capacity(requests, tokens) : null;
+		return (requests > 0 || tokens > 0) ? new Capacity(Capacity.bounded(requests), Capacity.bounded(tokens)) : null;
 	}
 
 	/**
@@ -45,7 +46,7 @@ public final class CapacityHeaders {
 	public static Capacity remaining(Function<String, @Nullable String> header) {
 		long requests = first(header, "x-ratelimit-remaining-requests", "anthropic-ratelimit-requests-remaining");
 		long tokens = first(header, "x-ratelimit-remaining-tokens", "anthropic-ratelimit-tokens-remaining");
-		return new Capacity(requests, tokens);
+		return new Capacity(Capacity.bounded(requests), Capacity.bounded(tokens));
 	}
 
 	private static long first(Function<String, @Nullable String> header, String name, String other) {

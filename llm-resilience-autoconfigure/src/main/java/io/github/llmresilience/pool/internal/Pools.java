@@ -3,6 +3,7 @@ package io.github.llmresilience.pool.internal;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -15,12 +16,16 @@ import io.github.llmresilience.pool.PartitionSettings;
 import io.github.llmresilience.pool.PoolSettings;
 import io.github.llmresilience.pool.PoolState;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The pools of one engine: their settings, how many calls of each wait now, and (when
  * partitioning is on) each quota scope's partition.
  */
 public final class Pools {
+
+	private static final Logger logger = LoggerFactory.getLogger(Pools.class);
 
 	private final PartitionSettings settings;
 
@@ -38,6 +43,9 @@ public final class Pools {
 
 	/** The pods sharing each scope's capacity: 1 outside fleet mode. */
 	private volatile int pods = 1;
+
+	/** The scopes whose headers stated a capacity below the floor: each told once. */
+	private final Set<String> belowFloor = ConcurrentHashMap.newKeySet();
 
 	public Pools(PartitionSettings settings, BucketSource buckets, StateChanges events) {
 		this.settings = settings;
@@ -171,6 +179,13 @@ public final class Pools {
 		}
 		Capacity stated = CapacityHeaders.read(header);
 		if (stated != null) {
+			Capacity believed = this.settings.believable(stated);
+			if (!believed.equals(stated) && this.belowFloor.add(scope.key())) {
+				logger.warn("llm-resilience {}: the provider's headers state {}, below the floor of a learned capacity"
+						+ " ({}, pools.learned-capacity-floor): not partitioned by it; configure the scope's"
+						+ " capacity to use it", scope.key(), stated, this.settings.learnedCapacityFloor());
+			}
+			stated = believed;
 			Capacity before = scope.capacity();
 			if (scope.learn(stated, CapacityHeaders.remaining(header))) {
 				this.events.publish(StateChange.Kind.POOL_CAPACITY_CHANGED, scope.key(),

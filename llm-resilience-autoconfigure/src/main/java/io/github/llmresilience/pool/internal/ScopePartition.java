@@ -55,6 +55,13 @@ public final class ScopePartition {
 
 	private volatile Map<String, Share> shares = Map.of();
 
+	/**
+	 * How many calls of each pool wait here: kept apart from the shares, so that calls
+	 * that began to wait before the capacity was known, or before it changed, stay
+	 * counted (and leave) on the same count.
+	 */
+	private final Map<String, AtomicInteger> waiting = new LinkedHashMap<>();
+
 	/** The calls of each pool waiting for room here, by ticket: arrival order. */
 	private final Map<String, ConcurrentSkipListSet<Long>> lines = new ConcurrentHashMap<>();
 
@@ -74,6 +81,9 @@ public final class ScopePartition {
 		this.buckets = buckets;
 		this.configured = configured;
 		this.pods = Math.max(1, pods);
+		for (PoolSettings pool : pools) {
+			this.waiting.put(pool.name(), new AtomicInteger());
+		}
 		this.capacity = (configured != null) ? configured : Capacity.UNKNOWN;
 		if (this.capacity.isKnown()) {
 			this.shares = shares(ownPart(this.capacity));
@@ -182,7 +192,7 @@ public final class ScopePartition {
 			Bucket tokens = (capacity.tokensPerMinute() > 0) ? this.buckets.bucket(
 					this.key + "/" + pool.name() + "/tokens", perMinute(part(capacity.tokensPerMinute(), pool))) : null;
 			shares.put(pool.name(), new Share(pool, requests, tokens, part(capacity.requestsPerMinute(), pool),
-					part(capacity.tokensPerMinute(), pool)));
+					part(capacity.tokensPerMinute(), pool), this.waiting.get(pool.name())));
 		}
 		return shares;
 	}
@@ -306,11 +316,14 @@ public final class ScopePartition {
 		return earliest;
 	}
 
-	/** A call of the pool waits (or stops waiting) on this scope. */
+	/**
+	 * A call of the pool waits (or stops waiting) on this scope: counted whether or not
+	 * the capacity is known yet.
+	 */
 	void waiting(PoolSettings pool, int delta) {
-		Share own = this.shares.get(pool.name());
-		if (own != null) {
-			own.waiting.addAndGet(delta);
+		AtomicInteger count = this.waiting.get(pool.name());
+		if (count != null) {
+			count.addAndGet(delta);
 		}
 	}
 
@@ -356,11 +369,6 @@ public final class ScopePartition {
 		final long tokensPerMinute;
 
 		final AtomicInteger waiting;
-
-		Share(PoolSettings pool, @Nullable Bucket requests, @Nullable Bucket tokens, long requestsPerMinute,
-				long tokensPerMinute) {
-			this(pool, requests, tokens, requestsPerMinute, tokensPerMinute, new AtomicInteger());
-		}
 
 		Share(PoolSettings pool, @Nullable Bucket requests, @Nullable Bucket tokens, long requestsPerMinute,
 				long tokensPerMinute, AtomicInteger waiting) {
@@ -465,7 +473,9 @@ public final class ScopePartition {
 
 		private static void drawTo(@Nullable Bucket bucket, long part, long limit, long left) {
 			if (bucket != null && limit > 0 && left > 0 && left < limit) {
-				long keep = part * left / limit;
+				// part × left overflows a long for capacities of billions.
+				long keep = (part <= Long.MAX_VALUE / left) ? part * left / limit
+						: (long) ((double) part / limit * left);
 				bucket.tryConsumeAsMuchAsPossible(Math.max(0, part - keep));
 			}
 		}

@@ -55,6 +55,15 @@ class CapacityHeadersTests {
 	}
 
 	@Test
+	void aValueBeyondWhatABucketRefillsIsBoundedToIt() {
+		assertThat(CapacityHeaders.read(headers(
+				Map.of("x-ratelimit-limit-requests", "1000000000000", "x-ratelimit-limit-tokens", "60000000001"))))
+			.isEqualTo(new Capacity(Capacity.MAX_PER_MINUTE, Capacity.MAX_PER_MINUTE));
+		assertThat(CapacityHeaders.remaining(headers(Map.of("x-ratelimit-remaining-requests", "999999999999"))))
+			.isEqualTo(new Capacity(Capacity.MAX_PER_MINUTE, 0));
+	}
+
+	@Test
 	void aHeaderLookupThatThrowsStatesNothing() {
 		assertThat(CapacityHeaders.read((name) -> {
 			throw new IllegalStateException("broken headers");
