@@ -65,7 +65,14 @@ public record StateChange(Instant at, Kind kind, String subject, String detail, 
 		/**
 		 * A failure domain's spend per call is back below the alert for a whole window.
 		 */
-		SPEND_NORMAL(false);
+		SPEND_NORMAL(false),
+		/**
+		 * A failure domain's tripped spend per call held, steady, for
+		 * {@code spend.adopt-after} whole windows: it is adopted as the domain's new
+		 * normal, and the breaker's trials pass again (logged as a warning: the bill
+		 * stays at the new level).
+		 */
+		SPEND_LEVEL_ADOPTED(false, true);
 
 		private final boolean makesUnusable;
 

@@ -585,7 +585,7 @@ final class ChainRun {
 	void succeeded(TargetRuntime target, Attempt attempt, long start, long end) {
 		long nanos = end - start;
 		Answer answer = attempt.answer();
-		target.succeeded(nanos, this.streaming, answer);
+		target.succeeded(nanos, this.streaming, answer, this.chain, this.pool.name());
 		Usage usage = answer.usage();
 		settleGrant(target, (usage != null) ? usage.totalTokens() : -1, answer.isEmpty() ? null : answer::header);
 		leavePace(false);
