@@ -185,8 +185,9 @@ final class TargetRuntime {
 	 * The provider answered: settle the permit as a success, measure the time.
 	 * @param nanos the attempt's time; for a stream, its time to first token
 	 * @param answer what the call function handed over of the answer (headers, usage)
-	 * @param chain the call's chain and {@code pool} its pool: the answer's traffic
+	 * @param chain the call's chain, which with its pool makes the answer's traffic
 	 * class, whose own past its spend is judged against
+	 * @param pool the call's pool
 	 */
 	void succeeded(long nanos, boolean streaming, Answer answer, String chain, String pool) {
 		if (streaming) {

@@ -381,8 +381,9 @@ public final class DomainSpend {
 	/**
 	 * Count a whole window the domain stayed tripped through; adopt the level once
 	 * {@code adopt-after} such windows in a row held it steady. A window that ends the
-	 * domain's trip ends the count; a window without answers tells nothing either way
-	 * (the breaker may have been open throughout).
+	 * domain's trip, or whose answers were back below the alert (too few to lower the
+	 * level), ends the count; a window without answers tells nothing either way (the
+	 * breaker may have been open throughout).
 	 */
 	private void holdOrAdopt() {
 		if (this.level != Level.TRIPPED || !this.windowBeganTripped) {
@@ -391,6 +392,11 @@ public final class DomainSpend {
 		}
 		int adoptAfter = this.settings.adoptAfter();
 		if (adoptAfter == 0 || this.windowCalls == 0 || !(this.windowExpected > 0)) {
+			return;
+		}
+		double ratio = this.windowSpend / this.windowExpected;
+		if (ratio < this.settings.alertMultiple()) {
+			this.tripped.clear();
 			return;
 		}
 		List<ClassFigure> figures = new ArrayList<>();
@@ -403,8 +409,7 @@ public final class DomainSpend {
 				}
 			}
 		}
-		this.tripped.addLast(new TrippedWindow(this.windowSpend / this.windowExpected, this.windowSpend,
-				this.windowExpected, figures));
+		this.tripped.addLast(new TrippedWindow(ratio, this.windowSpend, this.windowExpected, figures));
 		while (this.tripped.size() > adoptAfter) {
 			this.tripped.removeFirst();
 		}
