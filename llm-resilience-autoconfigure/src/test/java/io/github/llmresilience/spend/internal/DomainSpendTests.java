@@ -375,23 +375,22 @@ class DomainSpendTests {
 	}
 
 	@Test
-	void aWindowWhoseAnswersAreBackBelowTheAlertEndsTheCount() {
+	void windowsWhoseFewAnswersAreBackToTheirSizeAdoptNothing() {
 		useSettings(new SpendSettings(true, WINDOW, 12, 3, 10, 3.0, 2.0, 3));
 		steadyWindows(6, 20, 1000, 500);
 		runaway();
 		nextWindow();
-		steadyWindows(2, 2, 1000, 6000);
-		// Two trials' answers back to their size: too few to lower the level, enough to
-		// say the level did not hold.
-		steadyWindows(1, 2, 1000, 500);
-		steadyWindows(2, 2, 1000, 6000);
-		answer(1000, 6000);
+		// The trials' answers are back to their size, too few a window to lower the
+		// level: the level did not hold, there is nothing to adopt.
+		steadyWindows(4, 2, 1000, 500);
+		answer(1000, 500);
 		assertThat(kinds()).doesNotContain(StateChange.Kind.SPEND_LEVEL_ADOPTED);
-		assertThat(this.domain.snapshot().level()).isEqualTo("tripped");
-		// Three whole windows in a row hold it.
-		steadyWindows(1, 1, 1000, 6000);
-		answer(1000, 6000);
-		assertThat(kinds()).contains(StateChange.Kind.SPEND_LEVEL_ADOPTED);
+		assertThat(this.domain.snapshot().median()).isEqualTo(1500);
+		// A whole window back to size lowers it.
+		steadyWindows(1, 20, 1000, 500);
+		answer(1000, 500);
+		assertThat(kinds()).contains(StateChange.Kind.SPEND_NORMAL)
+			.doesNotContain(StateChange.Kind.SPEND_LEVEL_ADOPTED);
 	}
 
 	@Test
