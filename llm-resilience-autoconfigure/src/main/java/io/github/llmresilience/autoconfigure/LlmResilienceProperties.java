@@ -1685,6 +1685,13 @@ public class LlmResilienceProperties implements InitializingBean {
 		/** Spend per call, as a multiple of the median, that publishes an alert. */
 		private double alertMultiple = SpendSettings.DEFAULT_ALERT_MULTIPLE;
 
+		/**
+		 * How many whole windows a tripped level must hold, steady, before it becomes the
+		 * failure domain's new normal and its breaker's trials pass again; 0 never adopts
+		 * (only an operator's close or reset does).
+		 */
+		private int adoptAfter = SpendSettings.DEFAULT_ADOPT_AFTER;
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -1741,9 +1748,17 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.alertMultiple = alertMultiple;
 		}
 
+		public int getAdoptAfter() {
+			return this.adoptAfter;
+		}
+
+		public void setAdoptAfter(int adoptAfter) {
+			this.adoptAfter = adoptAfter;
+		}
+
 		SpendSettings toSettings() {
 			return new SpendSettings(this.enabled, this.window, this.history, this.minWindows, this.minCalls,
-					this.openMultiple, this.alertMultiple);
+					this.openMultiple, this.alertMultiple, this.adoptAfter);
 		}
 
 		void validate(String property, List<Problem> problems) {

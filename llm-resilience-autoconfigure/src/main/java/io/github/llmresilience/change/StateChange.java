@@ -78,7 +78,14 @@ public record StateChange(Instant at, Kind kind, String subject, String detail, 
 		 * take): it stops, and calls are the domain's half-open trials from now on
 		 * (logged as a warning; the domain's state does not change).
 		 */
-		CANARY_WITHDRAWN(false, true);
+		CANARY_WITHDRAWN(false, true),
+		/**
+		 * A failure domain's tripped spend per call held, steady, for
+		 * {@code spend.adopt-after} whole windows: it is adopted as the domain's new
+		 * normal, and the breaker's trials pass again (logged as a warning: the bill
+		 * stays at the new level).
+		 */
+		SPEND_LEVEL_ADOPTED(false, true);
 
 		private final boolean makesUnusable;
 

@@ -599,7 +599,7 @@ final class ChainRun {
 		// bookkeeping, and none of it may fail the call. A step that throws is logged and
 		// the next one still runs (observers are guarded on their own).
 		try {
-			target.succeeded(nanos, this.streaming, answer);
+			target.succeeded(nanos, this.streaming, answer, this.chain, this.pool.name());
 		}
 		catch (RuntimeException | LinkageError | AssertionError ex) {
 			this.context.bookkeeping().failed(AnswerBookkeeping.Step.TARGET, target, ex);

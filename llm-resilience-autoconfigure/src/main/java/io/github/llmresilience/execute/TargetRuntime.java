@@ -185,8 +185,11 @@ final class TargetRuntime {
 	 * The provider answered: settle the permit as a success, measure the time.
 	 * @param nanos the attempt's time; for a stream, its time to first token
 	 * @param answer what the call function handed over of the answer (headers, usage)
+	 * @param chain the call's chain, which with its pool makes the answer's traffic
+	 * class, whose own past its spend is judged against
+	 * @param pool the call's pool
 	 */
-	void succeeded(long nanos, boolean streaming, Answer answer) {
+	void succeeded(long nanos, boolean streaming, Answer answer, String chain, String pool) {
 		if (streaming) {
 			this.breaker.onStreamSuccess(nanos);
 		}
@@ -197,7 +200,7 @@ final class TargetRuntime {
 		this.accounts.success(this.account);
 		if (!answer.isEmpty()) {
 			// Nothing handed over, no usage: no reference made on every call.
-			this.spend.record(answer::usage);
+			this.spend.record(chain, pool, answer::usage);
 		}
 	}
 

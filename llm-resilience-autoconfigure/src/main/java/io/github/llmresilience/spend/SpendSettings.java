@@ -6,9 +6,11 @@ import java.time.Duration;
  * How the spend trigger judges each failure domain. Every window (aligned on the epoch,
  * so pods and restarts agree on its edges), a domain's spend per call (money at the
  * target's {@link Price}, or tokens without one) is compared with the median of its last
- * {@code history} windows: at {@code alertMultiple} times the median an alert is
- * published, at {@code openMultiple} times the domain's breaker opens. A component out of
- * its range fails construction.
+ * {@code history} windows, each answer with the median of its traffic class (the chain
+ * and pool of its call): at {@code alertMultiple} times the median an alert is published,
+ * at {@code openMultiple} times the domain's breaker opens, and a tripped level that
+ * holds {@code adoptAfter} windows becomes the new normal. A component out of its range
+ * fails construction.
  *
  * @param enabled whether spend is judged at all (the spend meter counts either way)
  * @param window the length of one window (1 s to 1 day)
@@ -21,9 +23,12 @@ import java.time.Duration;
  * breaker (above 1, at most 1,000, above {@code alertMultiple})
  * @param alertMultiple the spend per call, as a multiple of the median, that publishes an
  * alert (above 1, below {@code openMultiple})
+ * @param adoptAfter how many whole windows a tripped level must hold, steady, before it
+ * is adopted as the domain's new normal and its breaker's trials pass again (0 to 1,000;
+ * 0 never adopts: only an operator's close or reset does)
  */
 public record SpendSettings(boolean enabled, Duration window, int history, int minWindows, int minCalls,
-		double openMultiple, double alertMultiple) {
+		double openMultiple, double alertMultiple, int adoptAfter) {
 
 	/** The default {@link #window()}: 5 minutes. */
 	public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(5);
@@ -42,6 +47,14 @@ public record SpendSettings(boolean enabled, Duration window, int history, int m
 
 	/** The default {@link #alertMultiple()}: 2 times the median. */
 	public static final double DEFAULT_ALERT_MULTIPLE = 2.0;
+
+	/**
+	 * The default {@link #adoptAfter()}: 6 windows, half an hour at the default window.
+	 * Long enough for the engineer that {@code spend-tripped} paged to look while the
+	 * breaker holds the bill; short enough that a level misjudged (a change of traffic
+	 * mix within one class) costs half an hour on the next target, not the day.
+	 */
+	public static final int DEFAULT_ADOPT_AFTER = 6;
 
 	/**
 	 * Check every component.
@@ -68,18 +81,28 @@ public record SpendSettings(boolean enabled, Duration window, int history, int m
 			throw new IllegalArgumentException(
 					"openMultiple must be above alertMultiple (" + alertMultiple + "), was " + openMultiple);
 		}
+		requireRange("adoptAfter", adoptAfter, 0, 1000);
+	}
+
+	/**
+	 * Settings that adopt a tripped level after {@link #DEFAULT_ADOPT_AFTER} windows.
+	 * @throws IllegalArgumentException naming the first component out of its range
+	 */
+	public SpendSettings(boolean enabled, Duration window, int history, int minWindows, int minCalls,
+			double openMultiple, double alertMultiple) {
+		this(enabled, window, history, minWindows, minCalls, openMultiple, alertMultiple, DEFAULT_ADOPT_AFTER);
 	}
 
 	/** Off, with the default thresholds ready for when it is turned on. */
 	public static SpendSettings defaults() {
 		return new SpendSettings(false, DEFAULT_WINDOW, DEFAULT_HISTORY, DEFAULT_MIN_WINDOWS, DEFAULT_MIN_CALLS,
-				DEFAULT_OPEN_MULTIPLE, DEFAULT_ALERT_MULTIPLE);
+				DEFAULT_OPEN_MULTIPLE, DEFAULT_ALERT_MULTIPLE, DEFAULT_ADOPT_AFTER);
 	}
 
 	/** The same thresholds, judged. */
 	public SpendSettings enable() {
 		return new SpendSettings(true, this.window, this.history, this.minWindows, this.minCalls, this.openMultiple,
-				this.alertMultiple);
+				this.alertMultiple, this.adoptAfter);
 	}
 
 	private static void requireRange(String name, int value, int min, int max) {

@@ -12,7 +12,9 @@ package io.github.llmresilience.spend;
  * mode, as of the last sync and this pod's since)
  * @param windowSpend their spend
  * @param perCall their spend per call, 0 without answers
- * @param median the median spend per call of the past windows, 0 before the first
+ * @param median the median spend per call of the past windows, 0 before the first; with
+ * answers in the window, the medians of their traffic classes (chain and pool) weighed by
+ * their answers: what the window's answers were expected to spend per call
  * @param ratio {@code perCall} as a multiple of {@code median}, 0 when either is unknown
  * @param windows past windows in the history
  */

@@ -34,22 +34,23 @@ class SpendPropertiesTests {
 		assertThat(spend.getMinCalls()).isEqualTo(10);
 		assertThat(spend.getOpenMultiple()).isEqualTo(3.0);
 		assertThat(spend.getAlertMultiple()).isEqualTo(2.0);
+		assertThat(spend.getAdoptAfter()).isEqualTo(6);
 		assertThat(new LlmResilienceProperties().validate()).isEmpty();
 	}
 
 	@Test
 	void spendAndPricesBindFromProperties() {
-		this.runner
-			.withPropertyValues("llm.resilience.spend.enabled=true", "llm.resilience.spend.window=1m",
-					"llm.resilience.spend.history=30", "llm.resilience.spend.min-windows=5",
-					"llm.resilience.spend.min-calls=20", "llm.resilience.spend.open-multiple=4",
-					"llm.resilience.spend.alert-multiple=2.5", "llm.resilience.targets.primary.price.input=2.50",
-					"llm.resilience.targets.primary.price.output=10.00")
+		this.runner.withPropertyValues("llm.resilience.spend.enabled=true", "llm.resilience.spend.window=1m",
+				"llm.resilience.spend.history=30", "llm.resilience.spend.min-windows=5",
+				"llm.resilience.spend.min-calls=20", "llm.resilience.spend.open-multiple=4",
+				"llm.resilience.spend.alert-multiple=2.5", "llm.resilience.spend.adopt-after=0",
+				"llm.resilience.targets.primary.price.input=2.50", "llm.resilience.targets.primary.price.output=10.00")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				LlmResilienceProperties properties = context.getBean(LlmResilienceProperties.class);
 				assertThat(properties.getSpend().toSettings().window()).isEqualTo(Duration.ofMinutes(1));
 				assertThat(properties.getSpend().toSettings().alertMultiple()).isEqualTo(2.5);
+				assertThat(properties.getSpend().toSettings().adoptAfter()).isZero();
 				assertThat(properties.getTargets().get("primary").getPrice().toPrice())
 					.isEqualTo(new io.github.llmresilience.spend.Price(2.5, 10));
 				assertThat(context.getBean(LlmResilience.class).state().target("primary").breaker().reason()).isNull();
@@ -82,6 +83,8 @@ class SpendPropertiesTests {
 			.isEqualTo(new Problem("llm.resilience.spend.alert-multiple", "1.0", "must be above 1 and at most 1000"));
 		assertThat(problem((p) -> p.getSpend().setOpenMultiple(0.5)))
 			.isEqualTo(new Problem("llm.resilience.spend.open-multiple", "0.5", "must be above 1 and at most 1000"));
+		assertThat(problem((p) -> p.getSpend().setAdoptAfter(-1)))
+			.isEqualTo(new Problem("llm.resilience.spend.adopt-after", "-1", "must be between 0 and 1000"));
 		assertThat(problem((p) -> {
 			LlmResilienceProperties.TargetProperties target = new LlmResilienceProperties.TargetProperties();
 			target.setProvider("openai");

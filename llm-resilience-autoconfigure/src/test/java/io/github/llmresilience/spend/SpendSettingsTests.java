@@ -23,6 +23,7 @@ class SpendSettingsTests {
 		assertThat(defaults.minCalls()).isEqualTo(10);
 		assertThat(defaults.openMultiple()).isEqualTo(3.0);
 		assertThat(defaults.alertMultiple()).isEqualTo(2.0);
+		assertThat(defaults.adoptAfter()).isEqualTo(6);
 		assertThat(defaults.enable().enabled()).isTrue();
 	}
 
@@ -62,6 +63,20 @@ class SpendSettingsTests {
 			.withMessage("openMultiple must be above alertMultiple (2.0), was 2.0");
 		assertThatIllegalArgumentException().isThrownBy(() -> settings(Duration.ofMinutes(1), 12, 3, 10, 1.5, 2))
 			.withMessage("openMultiple must be above alertMultiple (2.0), was 1.5");
+	}
+
+	@Test
+	void adoptAfterIsFromZeroToAThousandWindows() {
+		assertThat(new SpendSettings(true, Duration.ofMinutes(1), 12, 3, 10, 3, 2, 0).adoptAfter()).isZero();
+		assertThat(new SpendSettings(true, Duration.ofMinutes(1), 12, 3, 10, 3, 2, 1000).adoptAfter()).isEqualTo(1000);
+		assertThat(settings(Duration.ofMinutes(1), 12, 3, 10, 3, 2).adoptAfter())
+			.isEqualTo(SpendSettings.DEFAULT_ADOPT_AFTER);
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new SpendSettings(true, Duration.ofMinutes(1), 12, 3, 10, 3, 2, -1))
+			.withMessage("adoptAfter must be between 0 and 1000, was -1");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new SpendSettings(true, Duration.ofMinutes(1), 12, 3, 10, 3, 2, 1001))
+			.withMessage("adoptAfter must be between 0 and 1000, was 1001");
 	}
 
 	@Test

@@ -43,7 +43,7 @@ public abstract class LlmResilienceEvent extends ApplicationEvent {
 			case PROVIDER_OVERLOADED -> new ProviderOverloadedEvent(change);
 			case CLASSIFICATION_RULES_EDITED -> new ClassificationRulesEditedEvent(change);
 			case POOL_CAPACITY_CHANGED -> new PoolCapacityChangedEvent(change);
-			case SPEND_ALERT, SPEND_TRIPPED, SPEND_NORMAL -> new SpendEvent(change);
+			case SPEND_ALERT, SPEND_TRIPPED, SPEND_NORMAL, SPEND_LEVEL_ADOPTED -> new SpendEvent(change);
 			case CANARY_WITHDRAWN -> new CanaryWithdrawnEvent(change);
 		};
 	}

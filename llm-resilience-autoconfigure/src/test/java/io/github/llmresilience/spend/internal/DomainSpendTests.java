@@ -260,6 +260,207 @@ class DomainSpendTests {
 		assertThat(kinds()).isEmpty();
 	}
 
+	@Test
+	void answersFourTimesLongerInEveryTrafficClassOpenTheBreakerWithinOneWindow() {
+		// A chat (100 in, 1,000 out) and a batch job (20 in, 200 out, five times as many
+		// calls): each class learns its own median.
+		mixedWindows(6, 1);
+		assertThat(this.domain.snapshot().windows()).isEqualTo(6);
+		long changedAt = this.time.millis();
+		long openedAt = 0;
+		for (int i = 0; i < 120 && openedAt == 0; i++) {
+			mixedAnswer(i, 4);
+			if (this.breaker.state() != State.CLOSED) {
+				openedAt = this.time.millis();
+			}
+			this.time.advance(WINDOW.dividedBy(120));
+		}
+		// (100 + 4,000) / 1,100 and (20 + 800) / 220: 3.7x in each class, against its
+		// own median, from the window's tenth answer on.
+		assertThat(this.breaker.state()).isEqualTo(State.OPEN);
+		assertThat(Duration.ofMillis(openedAt - changedAt)).isLessThan(WINDOW);
+		assertThat(only(StateChange.Kind.SPEND_TRIPPED).detail()).startsWith("spend per call 3.73×");
+	}
+
+	@Test
+	void theBatchStoppingLeavesTheChatAtItsOwnMedian() {
+		mixedWindows(12, 1);
+		// The batch stops: against a median over both, the chat's answers would read
+		// 1,100 / ((20 x 1,100 + 100 x 220) / 120) = 3.0x.
+		steadyWindows(3, 20, 100, 1000, "chat");
+		assertThat(this.breaker.state()).isEqualTo(State.CLOSED);
+		assertThat(kinds()).doesNotContain(StateChange.Kind.SPEND_ALERT, StateChange.Kind.SPEND_TRIPPED);
+		answer("chat", 100, 1000);
+		assertThat(this.domain.snapshot().ratio()).isEqualTo(1.0);
+		assertThat(this.domain.snapshot().median()).isEqualTo(1100);
+	}
+
+	@Test
+	void aSteadyTrippedLevelIsAdoptedAfterItsWindowsAndTheBreakerServesAgain() {
+		useSettings(new SpendSettings(true, WINDOW, 12, 3, 10, 3.0, 2.0, 3));
+		steadyWindows(6, 20, 1000, 500);
+		runaway();
+		nextWindow();
+		// While the breaker is open only its trials answer: two a window, still long.
+		for (int w = 0; w < 3; w++) {
+			assertThat(kinds()).doesNotContain(StateChange.Kind.SPEND_LEVEL_ADOPTED);
+			steadyWindows(1, 2, 1000, 6000);
+		}
+		// The third whole window held the level: adopted, as the next answer or look
+		// finds.
+		assertThat(this.domain.snapshot().level()).isEqualTo("normal");
+		assertThat(only(StateChange.Kind.SPEND_LEVEL_ADOPTED).detail()).startsWith("spend per call held 4.67×")
+			.contains("through 3 windows")
+			.contains("7000 tokens per call against 1500");
+		assertThat(this.domain.snapshot().median()).isEqualTo(7000);
+		// The breaker's trial passes now, and stays closed.
+		this.time.advance(OPEN.plusSeconds(1));
+		assertThat(this.breaker.tryAcquire()).isTrue();
+		this.breaker.onSuccess(1_000_000);
+		answer(1000, 6000);
+		assertThat(this.breaker.state()).isEqualTo(State.CLOSED);
+		nextWindow();
+		steadyWindows(1, 20, 1000, 6000);
+		assertThat(this.breaker.state()).isEqualTo(State.CLOSED);
+		// Four times the adopted level opens it again within a window.
+		for (int i = 0; i < 10; i++) {
+			answer(1000, 27000);
+		}
+		assertThat(this.breaker.state()).isEqualTo(State.OPEN);
+		assertThat(this.events).filteredOn((change) -> change.kind() == StateChange.Kind.SPEND_TRIPPED).hasSize(2);
+	}
+
+	@Test
+	void aSpendThatKeepsClimbingIsNotAdopted() {
+		useSettings(new SpendSettings(true, WINDOW, 12, 3, 10, 3.0, 2.0, 3));
+		steadyWindows(6, 20, 1000, 500);
+		runaway();
+		nextWindow();
+		// Three times more every window: never within the alert multiple of its median.
+		long output = 6000;
+		for (int w = 0; w < 6; w++) {
+			output = output * 3;
+			steadyWindows(1, 2, 1000, output);
+		}
+		answer(1000, output);
+		assertThat(kinds()).doesNotContain(StateChange.Kind.SPEND_LEVEL_ADOPTED);
+		assertThat(this.domain.snapshot().level()).isEqualTo("tripped");
+		assertThat(this.domain.snapshot().median()).isEqualTo(1500);
+	}
+
+	@Test
+	void adoptAfterZeroLeavesTheLevelToAnOperator() {
+		useSettings(new SpendSettings(true, WINDOW, 12, 3, 10, 3.0, 2.0, 0));
+		steadyWindows(6, 20, 1000, 500);
+		runaway();
+		steadyWindows(20, 2, 1000, 6000);
+		answer(1000, 6000);
+		assertThat(kinds()).doesNotContain(StateChange.Kind.SPEND_LEVEL_ADOPTED);
+		assertThat(this.domain.snapshot().level()).isEqualTo("tripped");
+	}
+
+	@Test
+	void aWindowWithoutAnswersNeitherHoldsTheLevelNorEndsTheCount() {
+		useSettings(new SpendSettings(true, WINDOW, 12, 3, 10, 3.0, 2.0, 3));
+		steadyWindows(6, 20, 1000, 500);
+		runaway();
+		nextWindow();
+		steadyWindows(2, 2, 1000, 6000);
+		// Two windows nobody called in (the breaker open, or no traffic).
+		this.time.advance(WINDOW.multipliedBy(2));
+		assertThat(kinds()).doesNotContain(StateChange.Kind.SPEND_LEVEL_ADOPTED);
+		steadyWindows(1, 2, 1000, 6000);
+		answer(1000, 6000);
+		assertThat(kinds()).contains(StateChange.Kind.SPEND_LEVEL_ADOPTED);
+	}
+
+	@Test
+	void windowsWhoseFewAnswersAreBackToTheirSizeAdoptNothing() {
+		useSettings(new SpendSettings(true, WINDOW, 12, 3, 10, 3.0, 2.0, 3));
+		steadyWindows(6, 20, 1000, 500);
+		runaway();
+		nextWindow();
+		// The trials' answers are back to their size, too few a window to lower the
+		// level: the level did not hold, there is nothing to adopt.
+		steadyWindows(4, 2, 1000, 500);
+		answer(1000, 500);
+		assertThat(kinds()).doesNotContain(StateChange.Kind.SPEND_LEVEL_ADOPTED);
+		assertThat(this.domain.snapshot().median()).isEqualTo(1500);
+		// A whole window back to size lowers it.
+		steadyWindows(1, 20, 1000, 500);
+		answer(1000, 500);
+		assertThat(kinds()).contains(StateChange.Kind.SPEND_NORMAL)
+			.doesNotContain(StateChange.Kind.SPEND_LEVEL_ADOPTED);
+	}
+
+	@Test
+	void theFleetsWindowIsJudgedAgainstTheFleetsMixWhenTheFleetSumsIt() {
+		mixedWindows(12, 1);
+		// The batch stopped across the fleet: 30 chat answers on other pods, 2 batch
+		// answers left on this one.
+		answer("batch", 20, 200);
+		answer("batch", 20, 200);
+		long window = Math.floorDiv(this.time.millis(), WINDOW.toMillis());
+		this.domain.follow(window, 30, 30 * 1100.0, 30 * 1100.0);
+		assertThat(this.domain.snapshot().ratio()).isEqualTo(1.0);
+		assertThat(this.breaker.state()).isEqualTo(State.CLOSED);
+		// Without the fleet's sum, this pod takes the fleet to be mixed like its own
+		// answers: all batch here, so the chat's 1,100 read five times the batch's 220.
+		this.domain.follow(window, 30, 30 * 1100.0);
+		assertThat(this.domain.snapshot().ratio()).isCloseTo((30 * 1100.0 + 2 * 220) / (32 * 220),
+				org.assertj.core.data.Offset.offset(1e-9));
+		assertThat(this.breaker.state()).isEqualTo(State.OPEN);
+	}
+
+	@Test
+	void whatAPodSendsTheFleetHoldsWhatItsAnswersWereExpectedToSpend() {
+		mixedWindows(6, 1);
+		answer("chat", 100, 1000);
+		answer("batch", 20, 200);
+		DomainSpend.Unsent unsent = this.domain.takeUnsent();
+		assertThat(unsent).isNotNull();
+		assertThat(unsent.calls()).isEqualTo(2);
+		assertThat(unsent.spend()).isEqualTo(1320);
+		assertThat(unsent.expected()).isEqualTo(1320);
+		this.domain.giveBack(unsent);
+		assertThat(this.domain.takeUnsent().expected()).isEqualTo(1320);
+	}
+
+	/** Moves to the next window's start. */
+	private void nextWindow() {
+		long start = Math.floorDiv(this.time.millis(), WINDOW.toMillis()) * WINDOW.toMillis();
+		this.time.advanceTo(java.time.Instant.ofEpochMilli(start + WINDOW.toMillis()));
+	}
+
+	private void useSettings(SpendSettings settings) {
+		this.spend = new Spend(settings, this.time, this.changes);
+		this.domain = this.spend.forDomain(this.breaker, null);
+	}
+
+	/**
+	 * Whole windows of a chat (100 in, 1,000 out times the length) and a batch job (20
+	 * in, 200 out times the length) five times as busy: 120 answers evenly spread.
+	 */
+	private void mixedWindows(int windows, int length) {
+		for (int w = 0; w < windows; w++) {
+			long start = Math.floorDiv(this.time.millis(), WINDOW.toMillis()) * WINDOW.toMillis();
+			for (int i = 0; i < 120; i++) {
+				mixedAnswer(i, length);
+				this.time.advance(WINDOW.dividedBy(121));
+			}
+			this.time.advanceTo(java.time.Instant.ofEpochMilli(start + WINDOW.toMillis()));
+		}
+	}
+
+	private void mixedAnswer(int i, int length) {
+		if (i % 6 == 0) {
+			answer("chat", 100, 1000L * length);
+		}
+		else {
+			answer("batch", 20, 200L * length);
+		}
+	}
+
 	/** Answers four times longer until the breaker opens. */
 	private void runaway() {
 		for (int i = 0; i < 20 && this.breaker.state() == State.CLOSED; i++) {
@@ -271,10 +472,14 @@ class DomainSpendTests {
 
 	/** Whole windows of evenly spread answers, ending on the next window's start. */
 	private void steadyWindows(int windows, int calls, long input, long output) {
+		steadyWindows(windows, calls, input, output, DomainSpend.NO_CLASS);
+	}
+
+	private void steadyWindows(int windows, int calls, long input, long output, String chain) {
 		for (int w = 0; w < windows; w++) {
 			long start = Math.floorDiv(this.time.millis(), WINDOW.toMillis()) * WINDOW.toMillis();
 			for (int i = 0; i < calls; i++) {
-				answer(input, output);
+				answer(chain, input, output);
 				this.time.advance(WINDOW.dividedBy(calls + 1));
 			}
 			this.time.advanceTo(java.time.Instant.ofEpochMilli(start + WINDOW.toMillis()));
@@ -283,6 +488,11 @@ class DomainSpendTests {
 
 	private void answer(long input, long output) {
 		this.domain.record(input, output);
+	}
+
+	/** An answer of a call on the chain, in the interactive pool. */
+	private void answer(String chain, long input, long output) {
+		this.domain.record(chain, "interactive", input, output);
 	}
 
 	private List<StateChange.Kind> kinds() {
