@@ -117,13 +117,22 @@ public interface FleetStore extends AutoCloseable {
 	 * @param spendWindow the spend window the spend belongs to, or {@code -1} for none
 	 * @param spendCalls answers with usage in it
 	 * @param spend their spend (money or tokens, zero or positive)
+	 * @param spendExpected what they would have spent at their traffic classes' medians
+	 * (zero or positive), so that every pod judges the fleet's window against the fleet's
+	 * own mix of traffic
 	 */
-	record Counts(String domain, long calls, long failures, long slow, long spendWindow, long spendCalls,
-			double spend) {
+	record Counts(String domain, long calls, long failures, long slow, long spendWindow, long spendCalls, double spend,
+			double spendExpected) {
 
 		/** Counts without spend. */
 		public Counts(String domain, long calls, long failures, long slow) {
-			this(domain, calls, failures, slow, -1, 0, 0);
+			this(domain, calls, failures, slow, -1, 0, 0, 0);
+		}
+
+		/** Counts with spend but nothing expected of it. */
+		public Counts(String domain, long calls, long failures, long slow, long spendWindow, long spendCalls,
+				double spend) {
+			this(domain, calls, failures, slow, spendWindow, spendCalls, spend, 0);
 		}
 
 	}
@@ -226,16 +235,18 @@ public interface FleetStore extends AutoCloseable {
 	 * @param spendWindow the spend window the pod sent, or {@code -1} when it sent none
 	 * @param spendCalls the fleet's answers with usage in that window
 	 * @param spend their spend
+	 * @param spendExpected what they would have spent at their traffic classes' medians,
+	 * or {@code NaN} when the store does not sum it
 	 */
 	record DomainView(String domain, String status, long untilMillis, long generation, int openings, long calls,
 			long failures, long slow, String prober, boolean probeGranted, String reason, long trialMillis,
-			long spendWindow, long spendCalls, double spend) {
+			long spendWindow, long spendCalls, double spend, double spendExpected) {
 
 		/** A domain's view without spend or trials. */
 		public DomainView(String domain, String status, long untilMillis, long generation, int openings, long calls,
 				long failures, long slow, String prober, boolean probeGranted, String reason) {
 			this(domain, status, untilMillis, generation, openings, calls, failures, slow, prober, probeGranted, reason,
-					0, -1, 0, 0);
+					0, -1, 0, 0, Double.NaN);
 		}
 
 	}

@@ -124,6 +124,7 @@ public final class RedisFleetStore implements FleetStore {
 				args.add(Long.toString(Math.max(0, counts.spendCalls())));
 				// Plain digits: Redis reads the increment of HINCRBYFLOAT as a decimal.
 				args.add(BigDecimal.valueOf(finite(counts.spend())).toPlainString());
+				args.add(BigDecimal.valueOf(finite(counts.spendExpected())).toPlainString());
 			}
 		}
 		args.add(Integer.toString(sync.writes().size()));
@@ -168,7 +169,8 @@ public final class RedisFleetStore implements FleetStore {
 							f[9], "1".equals(f[10]), (f.length > 11) ? f[11] : "",
 							(f.length > 15) ? Long.parseLong(f[15]) : 0, (f.length > 14) ? Long.parseLong(f[12]) : -1,
 							(f.length > 14) ? Long.parseLong(f[13]) : 0,
-							(f.length > 14) ? finite(Double.parseDouble(f[14])) : 0));
+							(f.length > 14) ? finite(Double.parseDouble(f[14])) : 0,
+							(f.length > 16) ? finite(Double.parseDouble(f[16])) : Double.NaN));
 					case "h" -> {
 						Write.Kind kind = switch (f[1]) {
 							case "g" -> Write.Kind.GATE;

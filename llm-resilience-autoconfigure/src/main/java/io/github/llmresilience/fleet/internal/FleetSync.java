@@ -887,7 +887,7 @@ public final class FleetSync implements Fleet {
 				return null;
 			}
 			return new Counts(this.breaker.domain(), calls, failures, slow, (spent != null) ? spent.window() : -1,
-					spendCalls, (spent != null) ? spent.spend() : 0);
+					spendCalls, (spent != null) ? spent.spend() : 0, (spent != null) ? spent.expected() : 0);
 		}
 
 		FleetStore.Domain domain(long now) {
@@ -955,7 +955,7 @@ public final class FleetSync implements Fleet {
 			}
 			this.trialSeenMillis = view.trialMillis();
 			if (this.spend != null && view.spendWindow() >= 0) {
-				this.spend.follow(view.spendWindow(), view.spendCalls(), view.spend());
+				this.spend.follow(view.spendWindow(), view.spendCalls(), view.spend(), view.spendExpected());
 			}
 			if (view.probeGranted() && !this.breaker.isTrialGranted()) {
 				this.trialGeneration = view.generation();

@@ -21,8 +21,8 @@
 --   probe interval ms (0: none), wants probe (0/1), holds probe (0/1), lease ms,
 --   spend window index (-1: spend not judged), spend window ms
 -- then the number of batches B, then per batch: sequence, at ms (0: unknown), the number
--- of counts C, then 7 values per count: domain, calls, failures, slow, spend window,
---   spend calls, spend
+-- of counts C, then 8 values per count: domain, calls, failures, slow, spend window,
+--   spend calls, spend, spend expected at the traffic classes' medians
 -- then the number of writes W, then 4 values per write: kind, subject, value, number
 -- Returns the fleet's state as lines of tab-separated fields (see RedisFleetStore).
 local prefix = ARGV[1]
@@ -132,8 +132,8 @@ for n = 1, b_count do
   for c = 1, c_count do
     batch.counts[c] = { name = ARGV[i], calls = tonumber(ARGV[i + 1]) or 0, failures = tonumber(ARGV[i + 2]) or 0,
       slow = tonumber(ARGV[i + 3]) or 0, swin = tonumber(ARGV[i + 4]) or -1, scalls = tonumber(ARGV[i + 5]) or 0,
-      spend = ARGV[i + 6] }
-    i = i + 7
+      spend = ARGV[i + 6], expected = ARGV[i + 7] }
+    i = i + 8
   end
   if batch.seq > applied then
     batches[#batches + 1] = batch
@@ -164,6 +164,7 @@ for _, batch in ipairs(batches) do
       local skey = prefix .. 's:' .. c.name
       redis.call('HINCRBY', skey, c.swin .. ':c', c.scalls)
       redis.call('HINCRBYFLOAT', skey, c.swin .. ':s', c.spend)
+      redis.call('HINCRBYFLOAT', skey, c.swin .. ':e', c.expected)
       redis.call('PEXPIRE', skey, d.swin_ms * 3)
     end
   end
@@ -314,12 +315,13 @@ for _, d in ipairs(domains) do
   end
   -- Spend: every pod's answers and spend of one window summed, by the pods' own window
   -- index (epoch-aligned, so pods agree on it); the two latest windows are kept.
-  local scalls, sspend = 0, '0'
+  local scalls, sspend, sexpected = 0, '0', '0'
   if d.swin >= 0 and d.swin_ms > 0 then
     local skey = prefix .. 's:' .. d.name
-    local v = redis.call('HMGET', skey, d.swin .. ':c', d.swin .. ':s')
+    local v = redis.call('HMGET', skey, d.swin .. ':c', d.swin .. ':s', d.swin .. ':e')
     scalls = tonumber(v[1] or '0') or 0
     sspend = v[2] or '0'
+    sexpected = v[3] or '0'
     local old = {}
     for _, f in ipairs(redis.call('HKEYS', skey)) do
       local w = tonumber(string.match(f, '^(%d+):'))
@@ -329,7 +331,7 @@ for _, d in ipairs(domains) do
   end
   lines[#lines + 1] = table.concat({ 'd', d.name, b.s, string.format('%d', b.u), b.g, b.n, calls, failures, slow,
     holder or '', granted, b.w, string.format('%d', d.swin), string.format('%d', scalls), sspend,
-    string.format('%d', b.t) }, '\t')
+    string.format('%d', b.t), sexpected }, '\t')
 end
 
 -- Holds in force.

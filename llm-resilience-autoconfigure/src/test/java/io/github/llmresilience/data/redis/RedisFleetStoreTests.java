@@ -152,6 +152,19 @@ class RedisFleetStoreTests {
 	}
 
 	@Test
+	void whatThePodsAnswersWouldHaveSpentAtTheirClassesMediansIsSummedToo() {
+		Domain domain = new Domain(DOMAIN, BREAKER, null, false, false, Duration.ofSeconds(10), 100, 60_000);
+		send(new Sync("a", "one", "", -1, Duration.ofSeconds(30), Duration.ofSeconds(5), List.of(domain),
+				List.of(batch("a", new Counts(DOMAIN, 0, 0, 0, 100, 3, 0.0075, 0.003))), List.of()));
+		DomainView view = send(new Sync("b", "one", "", -1, Duration.ofSeconds(30), Duration.ofSeconds(5),
+				List.of(domain), List.of(batch("b", new Counts(DOMAIN, 0, 0, 0, 100, 2, 0.005, 0.002))), List.of()))
+			.domains()
+			.get(0);
+		assertThat(view.spendCalls()).isEqualTo(5);
+		assertThat(view.spendExpected()).isCloseTo(0.005, org.assertj.core.data.Offset.offset(1e-12));
+	}
+
+	@Test
 	void aBatchSentAgainIsAppliedOnceAndAcknowledged() {
 		Batch batch = batch("a", new Counts(DOMAIN, 3, 1, 0));
 		Sync sync = new Sync("a", "one", "", -1, Duration.ofSeconds(30), Duration.ofSeconds(5),
