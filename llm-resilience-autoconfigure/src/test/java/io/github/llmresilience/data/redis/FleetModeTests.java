@@ -208,6 +208,48 @@ class FleetModeTests {
 	}
 
 	/**
+	 * A gate learnt from the fleet ends up to {@code gate-jitter} later on each pod,
+	 * drawn once: after 30 syncs six pods still end spread over the jitter, where drawing
+	 * at every sync (the later end winning) brought them all to its maximum together.
+	 */
+	@Test
+	void aMirroredGatesJitterStaysSpreadAcrossPodsSyncAfterSync() {
+		try (FleetPods fleet = FleetPods.onCiRedis()) {
+			fleet.provider.always("primary", Reply.json(429, Map.of("retry-after", "30"), RATE_LIMITED));
+			fleet.provider.always("secondary", Reply.ok(FakeProvider.OPENAI_OK));
+			FleetSettings settings = new FleetSettings(fleet.namespace, Duration.ofMillis(100), Duration.ofSeconds(30),
+					null, Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofSeconds(1));
+			List<FleetPods.Pod> pods = new ArrayList<>();
+			for (int i = 1; i <= 8; i++) {
+				pods.add(fleet.start("pod-" + i, Clock.systemUTC(), settings, BreakerSettings.defaults(),
+						(builder) -> builder.retry(ONE_ATTEMPT)));
+			}
+			long before = System.currentTimeMillis();
+			fleet.call(pods.get(0));
+			long after = System.currentTimeMillis();
+			List<FleetPods.Pod> mirrors = pods.subList(1, 8);
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> mirrors.stream().allMatch((pod) -> gatedUntil(pod) != null));
+			// 30 syncs of every pod.
+			FleetLoad.runFor(Duration.ofSeconds(3));
+			List<Long> ends = mirrors.stream().map((pod) -> gatedUntil(pod).toEpochMilli()).sorted().toList();
+			// The gate ends 30 s after the 429, somewhere between these two.
+			long earliest = before + 30_000;
+			long latest = after + 30_000;
+			System.out.printf("Gate jitter 2 s after 30 syncs: seven pods end %s ms after the gate%n",
+					ends.stream().map((end) -> end - earliest).toList());
+			// Seven draws of [0, 2 s) all within 300 ms of each other: 1 in 10,000.
+			assertThat(ends.get(6) - ends.get(0)).isGreaterThan(300);
+			assertThat(ends).allSatisfy((end) -> assertThat(end).isBetween(earliest - 50, latest + 2050));
+		}
+	}
+
+	private static Instant gatedUntil(FleetPods.Pod pod) {
+		Instant until = pod.resilience().state().target("primary").scope().gatedUntil();
+		return (until != null && until.isAfter(Instant.now())) ? until : null;
+	}
+
+	/**
 	 * A parked account is in the fleet's store with its expiry: pods started after every
 	 * pod was stopped know it before their first call.
 	 */
