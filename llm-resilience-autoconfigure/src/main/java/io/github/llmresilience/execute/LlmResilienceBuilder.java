@@ -354,7 +354,9 @@ public final class LlmResilienceBuilder {
 	 * the host name (a Kubernetes pod's name) and a random suffix.
 	 */
 	public LlmResilienceBuilder fleetPod(String pod) {
-		this.fleetPod = Objects.requireNonNull(pod);
+		// The store answers in tab- and line-separated fields, the pod's id among them.
+		Target.requireName("fleet pod", Objects.requireNonNull(pod));
+		this.fleetPod = pod;
 		return this;
 	}
 

@@ -541,6 +541,10 @@ public final class FleetSync implements Fleet {
 		// Keep the writes: they go next time unless a newer one of the same kind and
 		// subject replaced them. The batches stay until acknowledged.
 		requeue(writes);
+		if (this.closed) {
+			// Interrupted by the pod's own shutdown: no news.
+			return;
+		}
 		if (!Boolean.FALSE.equals(this.connected)) {
 			// Alone now: no pod could win a lease for this one, so a domain the fleet
 			// held
@@ -867,7 +871,8 @@ public final class FleetSync implements Fleet {
 
 		@Override
 		public void opened() {
-			command(Write.Kind.OPENED, this.breaker.domain(), "pod " + FleetSync.this.pod + "'s breaker opened", 0);
+			command(Write.Kind.OPENED, this.breaker.domain(), clean("pod " + FleetSync.this.pod + "'s breaker opened"),
+					0);
 		}
 
 		@Override
