@@ -442,21 +442,25 @@ class FleetSyncTests {
 		this.breaker.forceOpen();
 		this.registry.replaceChain("chat", List.of("b", "a"));
 		this.gate.gate(this.gate.scope("acct/gpt-4o"), Duration.ofSeconds(30), "requests");
-		// The emptied store: closed, no holds, another epoch.
-		this.store.answer = (sync) -> new View(serverNow(), "pod-9@2", 0, 0, List.of(closed(0)), List.of(), List.of(),
-				Map.of(), null, 1);
-		int sent = this.store.sent.size();
+		// The emptied store: closed, no holds, another epoch, until the pod's writes
+		// (sent on a sync of their own, on the fleet's thread) come back.
+		List<Write> received = new CopyOnWriteArrayList<>();
+		this.store.answer = (sync) -> {
+			received.addAll(sync.writes());
+			boolean forced = received.contains(new Write(Write.Kind.BREAKER, DOMAIN, "forced-open", 0));
+			return new View(serverNow(), "pod-9@2", 0, 0, List.of(forced
+					? new DomainView(DOMAIN, "forced-open", 0, 1, 0, 0, 0, 0, "", false, "by an operator") : closed(0)),
+					List.of(), List.of(), Map.of(), null, 1);
+		};
+		this.fleet.sync();
+		await().atMost(Duration.ofSeconds(5))
+			.until(() -> received.containsAll(List.of(new Write(Write.Kind.BREAKER, DOMAIN, "forced-open", 0),
+					new Write(Write.Kind.CHAIN, "chat", "b,a", 0),
+					new Write(Write.Kind.PARK, "acct", "quota (insufficient_quota)", serverNow() + 60_000),
+					new Write(Write.Kind.GATE, "acct/gpt-4o", "rate limited, republished", serverNow() + 30_000))));
 		this.fleet.sync();
 		assertThat(this.breaker.state()).isEqualTo(CircuitBreaker.State.FORCED_OPEN);
-		this.fleet.sync();
-		List<Write> republished = this.store.sent.subList(sent, this.store.sent.size())
-			.stream()
-			.flatMap((sync) -> sync.writes().stream())
-			.toList();
-		assertThat(republished).contains(new Write(Write.Kind.BREAKER, DOMAIN, "forced-open", 0),
-				new Write(Write.Kind.CHAIN, "chat", "b,a", 0),
-				new Write(Write.Kind.PARK, "acct", "quota (insufficient_quota)", serverNow() + 60_000),
-				new Write(Write.Kind.GATE, "acct/gpt-4o", "rate limited, republished", serverNow() + 30_000));
+		assertThat(this.events).filteredOn((change) -> change.kind() == StateChange.Kind.BREAKER_CLOSED).isEmpty();
 		assertThat(this.events).filteredOn((change) -> change.kind() == StateChange.Kind.FLEET_STATE_LOST).hasSize(1);
 	}
 
@@ -470,16 +474,21 @@ class FleetSyncTests {
 				"", false, "failure rate 100.0% of 12 calls across the fleet")), List.of());
 		start();
 		assertThat(this.breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
-		this.store.answer = (sync) -> view(List.of(closed(0)), List.of());
-		int sent = this.store.sent.size();
+		Write republished = new Write(Write.Kind.OPEN, DOMAIN,
+				"failure rate 100.0% of 12 calls across the fleet (republished)", serverNow() + 30_000);
+		List<Write> received = new CopyOnWriteArrayList<>();
+		this.store.answer = (sync) -> {
+			received.addAll(sync.writes());
+			return view(List.of(received.contains(republished)
+					? new DomainView(DOMAIN, "open", serverNow() + 30_000, 1, 1, 0, 0, 0, "", false, "republished")
+					: closed(0)), List.of());
+		};
+		this.fleet.sync();
+		await().atMost(Duration.ofSeconds(5)).until(() -> received.contains(republished));
 		this.fleet.sync();
 		assertThat(this.breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
-		this.fleet.sync();
-		assertThat(this.store.sent.subList(sent, this.store.sent.size())
-			.stream()
-			.flatMap((sync) -> sync.writes().stream()))
-			.contains(new Write(Write.Kind.OPEN, DOMAIN,
-					"failure rate 100.0% of 12 calls across the fleet (republished)", serverNow() + 30_000));
+		assertThat(this.breaker.availableAt()).isEqualTo(this.time.instant().plusSeconds(30));
+		assertThat(this.events).filteredOn((change) -> change.kind() == StateChange.Kind.BREAKER_CLOSED).isEmpty();
 	}
 
 	@Test
