@@ -593,25 +593,6 @@ public final class DomainSpend {
 		return unsent;
 	}
 
-	/** The fleet's store was not reached: keep what was taken for the next sync. */
-	public synchronized void giveBack(Unsent unsent) {
-		if (unsent.window() == this.windowIndex) {
-			this.unsentCalls += unsent.calls();
-			this.unsentSpend += unsent.spend();
-			this.unsentExpected += unsent.expected();
-		}
-	}
-
-	/**
-	 * The fleet's figures of a window, this pod's sent ones included, when the fleet does
-	 * not sum what its answers would have spent at their classes' medians: that is taken
-	 * as this pod's own answers tell it (pods behind one balancer see one mix).
-	 * @see #follow(long, long, double, double)
-	 */
-	public void follow(long window, long calls, double spend) {
-		follow(window, calls, spend, Double.NaN);
-	}
-
 	/**
 	 * The fleet's figures of a window, this pod's sent ones included: they become the
 	 * current window's, with what this pod counted since, and are judged like this pod's
@@ -620,7 +601,8 @@ public final class DomainSpend {
 	 * @param calls the fleet's answers of the window
 	 * @param spend their spend
 	 * @param expected the sum of the pods' {@link Unsent#expected()} for the window, or
-	 * {@code NaN} when the fleet does not sum it
+	 * {@code NaN} when the fleet does not sum it: the fleet's answers are then taken to
+	 * be mixed as this pod's own (pods behind one balancer see one mix)
 	 */
 	public void follow(long window, long calls, double spend, double expected) {
 		if (!this.settings.enabled() || calls < 0 || !finite(spend) || !(Double.isNaN(expected) || finite(expected))) {
