@@ -3,11 +3,9 @@ package io.github.llmresilience.fleet.internal;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -41,6 +39,7 @@ import io.github.llmresilience.fleet.FleetStore.DomainView;
 import io.github.llmresilience.fleet.FleetStore.Hold;
 import io.github.llmresilience.fleet.FleetStore.Operation;
 import io.github.llmresilience.fleet.FleetStore.Write;
+import io.github.llmresilience.fleet.internal.Outbox.Pending;
 import io.github.llmresilience.pool.internal.Pools;
 import io.github.llmresilience.spend.internal.DomainSpend;
 import io.github.llmresilience.spend.internal.Spend;
@@ -78,12 +77,6 @@ public final class FleetSync implements Fleet {
 
 	private static final Logger logger = LoggerFactory.getLogger(FleetSync.class);
 
-	/** Writes kept while the store is away; beyond it the oldest are dropped. */
-	static final int MAX_PENDING = 1000;
-
-	/** Batches kept unacknowledged; beyond it the oldest are dropped. */
-	static final int MAX_BATCHES = 1000;
-
 	/**
 	 * A sync still out after this many command timeouts is given up and another sent (its
 	 * script may still run: it is idempotent).
@@ -99,9 +92,12 @@ public final class FleetSync implements Fleet {
 	/** Where this pod's own edits are told from the fleet's. */
 	static final String SOURCE = "fleet";
 
-	/** An error the store's server answered; its text names no address and no secret. */
+	/**
+	 * An error the store's server answered whose text names no address and no secret
+	 * ({@code MOVED} and {@code ASK} name a node's address: told by their type only).
+	 */
 	private static final Pattern SERVER_ERROR = Pattern.compile(
-			"^(NOPERM|NOAUTH|WRONGPASS|OOM|ERR|WRONGTYPE|BUSY|NOSCRIPT|READONLY|MASTERDOWN|LOADING|CROSSSLOT|MOVED|ASK|CLUSTERDOWN|TRYAGAIN)\\b.*",
+			"^(NOPERM|NOAUTH|WRONGPASS|OOM|ERR|WRONGTYPE|BUSY|NOSCRIPT|READONLY|MASTERDOWN|LOADING|CROSSSLOT|CLUSTERDOWN|TRYAGAIN)\\b.*",
 			Pattern.DOTALL);
 
 	private final FleetSettings settings;
@@ -135,16 +131,8 @@ public final class FleetSync implements Fleet {
 
 	private final Map<String, Link> links = new ConcurrentHashMap<>();
 
-	/** Writes not yet sent, by kind and subject, oldest first; guarded by itself. */
-	private final LinkedHashMap<String, Pending> pending = new LinkedHashMap<>();
-
-	/**
-	 * Batches sent or to send and not yet acknowledged, oldest first; guarded by itself.
-	 */
-	private final ArrayDeque<Batch> batches = new ArrayDeque<>();
-
-	/** The last batch's number; guarded by {@link #batches}. */
-	private long batchSequence;
+	/** What goes to the store: queued writes, batches not yet acknowledged. */
+	private final Outbox outbox = new Outbox();
 
 	private final AtomicBoolean triggered = new AtomicBoolean();
 
@@ -342,32 +330,14 @@ public final class FleetSync implements Fleet {
 
 	@Override
 	public void hold(Write.Kind kind, String subject, String reason, Instant until) {
-		Pending write = new Pending(kind, subject, clean(reason), until.toEpochMilli());
-		synchronized (this.pending) {
-			Pending previous = this.pending.get(write.key());
-			if (previous != null && previous.number >= write.number) {
-				return;
-			}
-			queue(write);
+		if (this.outbox.hold(new Pending(kind, subject, clean(reason), until.toEpochMilli()))) {
+			trigger();
 		}
-		trigger();
 	}
 
 	@Override
 	public void command(Write.Kind kind, String subject, String value) {
 		command(kind, subject, clean(value), 0);
-	}
-
-	private void queue(Pending write) {
-		// Re-inserted at the end: a release after a gate, then a new gate, keep their
-		// order.
-		this.pending.remove(write.key());
-		this.pending.put(write.key(), write);
-		if (this.pending.size() > MAX_PENDING) {
-			String oldest = this.pending.keySet().iterator().next();
-			this.pending.remove(oldest);
-			logger.warn("Fleet store away too long: dropped the write {}", oldest);
-		}
 	}
 
 	/** Tabs and line breaks separate the store's fields: never in a value. */
@@ -429,15 +399,12 @@ public final class FleetSync implements Fleet {
 		Long offset = this.offsetMillis;
 		closeBatch(now, offset);
 		// Holds go on the store's clock: none before its offset is known.
-		List<Pending> writes = drain(offset != null);
+		List<Pending> writes = this.outbox.drain(offset != null);
 		List<FleetStore.Domain> domains = new ArrayList<>(this.links.size());
 		for (Link link : this.links.values()) {
 			domains.add(link.domain(now));
 		}
-		List<Batch> batches;
-		synchronized (this.batches) {
-			batches = new ArrayList<>(this.batches);
-		}
+		List<Batch> batches = this.outbox.batches();
 		CompletableFuture<FleetStore.View> answer;
 		try {
 			List<Write> sent = new ArrayList<>(writes.size());
@@ -460,7 +427,7 @@ public final class FleetSync implements Fleet {
 		// the store applied.
 		answer.whenComplete((view, error) -> {
 			if (view != null) {
-				acknowledge(view.appliedBatch());
+				this.outbox.acknowledge(view.appliedBatch());
 			}
 		});
 		FleetStore.View view;
@@ -491,7 +458,7 @@ public final class FleetSync implements Fleet {
 			// A store's garbage never stops the loop.
 			logger.warn("Fleet state could not be applied", ex);
 		}
-		if (offset == null && hasPending()) {
+		if (offset == null && this.outbox.hasWrites()) {
 			// Holds waited for the store's clock: it is known now.
 			trigger();
 		}
@@ -509,38 +476,13 @@ public final class FleetSync implements Fleet {
 				counts.add(taken);
 			}
 		}
-		if (counts.isEmpty()) {
-			return;
-		}
-		synchronized (this.batches) {
-			this.batches.addLast(new Batch(++this.batchSequence, (offset != null) ? now - offset : 0, counts));
-			if (this.batches.size() > MAX_BATCHES) {
-				Batch dropped = this.batches.removeFirst();
-				logger.warn("Fleet store away too long: dropped the counts of batch {}", dropped.sequence());
-			}
-		}
-	}
-
-	/** The store applied every batch up to this one: none is sent again. */
-	private void acknowledge(long applied) {
-		synchronized (this.batches) {
-			while (!this.batches.isEmpty() && this.batches.peekFirst().sequence() <= applied) {
-				this.batches.removeFirst();
-			}
-		}
-	}
-
-	/** Batches not yet acknowledged, for this package's tests. */
-	List<Batch> unacknowledged() {
-		synchronized (this.batches) {
-			return List.copyOf(this.batches);
-		}
+		this.outbox.batch(counts, (offset != null) ? now - offset : 0);
 	}
 
 	private void failed(List<Pending> writes, @Nullable Throwable cause) {
 		// Keep the writes: they go next time unless a newer one of the same kind and
 		// subject replaced them. The batches stay until acknowledged.
-		requeue(writes);
+		this.outbox.requeue(writes);
 		if (this.closed) {
 			// Interrupted by the pod's own shutdown: no news.
 			return;
@@ -575,45 +517,6 @@ public final class FleetSync implements Fleet {
 			return "no answer within the command timeout";
 		}
 		return (cause != null) ? cause.getClass().getSimpleName() : "unknown";
-	}
-
-	private List<Pending> drain(boolean holds) {
-		synchronized (this.pending) {
-			List<Pending> writes = new ArrayList<>(this.pending.size());
-			this.pending.values().removeIf((write) -> {
-				if (holds || !write.isHold()) {
-					writes.add(write);
-					return true;
-				}
-				return false;
-			});
-			return writes;
-		}
-	}
-
-	private boolean hasPending() {
-		synchronized (this.pending) {
-			return !this.pending.isEmpty();
-		}
-	}
-
-	private void requeue(List<Pending> writes) {
-		synchronized (this.pending) {
-			LinkedHashMap<String, Pending> newer = new LinkedHashMap<>(this.pending);
-			this.pending.clear();
-			for (Pending write : writes) {
-				if (!newer.containsKey(write.key())) {
-					this.pending.put(write.key(), write);
-				}
-			}
-			this.pending.putAll(newer);
-		}
-	}
-
-	private boolean isPending(Write.Kind kind, String subject) {
-		synchronized (this.pending) {
-			return this.pending.containsKey(kind + " " + subject);
-		}
 	}
 
 	private void apply(FleetStore.View view) {
@@ -652,7 +555,7 @@ public final class FleetSync implements Fleet {
 		view.chains().forEach((name, targets) -> {
 			List<String> current = this.registry.chains().get(name);
 			// A local edit not yet sent is newer than what the store holds.
-			if (current != null && !current.equals(targets) && !isPending(Write.Kind.CHAIN, name)) {
+			if (current != null && !current.equals(targets) && !this.outbox.isQueued(Write.Kind.CHAIN, name)) {
 				try {
 					this.registry.replaceChain(name, targets);
 				}
@@ -704,7 +607,7 @@ public final class FleetSync implements Fleet {
 
 	private void applyRules(@Nullable String encoded) {
 		// An edit of this pod's not yet sent is newer than what the store holds.
-		if (this.rules == null || encoded == null || isPending(Write.Kind.RULES, "rules")) {
+		if (this.rules == null || encoded == null || this.outbox.isQueued(Write.Kind.RULES, "rules")) {
 			return;
 		}
 		try {
@@ -731,17 +634,17 @@ public final class FleetSync implements Fleet {
 		long until = hold.untilMillis() + offset;
 		switch (hold.kind()) {
 			case GATE -> {
-				if (!isPending(Write.Kind.RELEASE, hold.subject())) {
+				if (!this.outbox.isQueued(Write.Kind.RELEASE, hold.subject())) {
 					this.gate.mirror(hold.subject(), until + jitter(hold), hold.reason());
 				}
 			}
 			case PARK -> {
-				if (!isPending(Write.Kind.UNPARK, hold.subject())) {
+				if (!this.outbox.isQueued(Write.Kind.UNPARK, hold.subject())) {
 					this.accounts.mirrorPark(hold.subject(), until, hold.reason());
 				}
 			}
 			case LOCK -> {
-				if (!isPending(Write.Kind.UNLOCK, hold.subject())) {
+				if (!this.outbox.isQueued(Write.Kind.UNLOCK, hold.subject())) {
 					this.accounts.mirrorLock(hold.subject(), until, hold.reason());
 				}
 			}
@@ -787,29 +690,6 @@ public final class FleetSync implements Fleet {
 						null);
 			}
 		}
-	}
-
-	/** A write waiting to be sent. */
-	private record Pending(Write.Kind kind, String subject, String value, long number) {
-
-		String key() {
-			return this.kind + " " + this.subject;
-		}
-
-		boolean isHold() {
-			return this.kind == Write.Kind.GATE || this.kind == Write.Kind.PARK || this.kind == Write.Kind.LOCK
-					|| this.kind == Write.Kind.OPEN;
-		}
-
-		/**
-		 * An end (on this pod's clock) goes on the store's: the same end however late the
-		 * store runs it.
-		 */
-		Write toWrite(long offset) {
-			return isHold() ? new Write(this.kind, this.subject, this.value, Math.max(0, this.number - offset))
-					: new Write(this.kind, this.subject, this.value, this.number);
-		}
-
 	}
 
 	/** One failure domain's link: counts this pod's outcomes, follows the fleet. */
@@ -993,9 +873,7 @@ public final class FleetSync implements Fleet {
 	}
 
 	private void command(Write.Kind kind, String subject, String value, long number) {
-		synchronized (this.pending) {
-			queue(new Pending(kind, subject, value, number));
-		}
+		this.outbox.command(new Pending(kind, subject, value, number));
 		trigger();
 	}
 

@@ -498,6 +498,9 @@ class FleetSyncTests {
 			.isEqualTo("NOPERM this user has no permissions to run the 'zadd' command");
 		assertThat(FleetSync.describe(new IllegalStateException("Unable to connect to redis.internal:6379")))
 			.isEqualTo("IllegalStateException");
+		// A Cluster's redirection names a node's address.
+		assertThat(FleetSync.describe(new IllegalStateException("MOVED 3999 10.0.0.7:6381")))
+			.isEqualTo("IllegalStateException");
 	}
 
 	private DomainView closed(long generation) {
