@@ -6,12 +6,17 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.function.LongSupplier;
 
+import io.github.llmresilience.classify.Outcome;
+import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.UnclassifiedListener;
+import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.extract.ErrorExtractors;
 import io.github.llmresilience.overload.internal.ProviderOverloads;
+import io.github.llmresilience.pool.PoolSettings;
 import io.github.llmresilience.pool.internal.Pools;
 import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.retry.internal.Backoff;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What every call of one {@link LlmResilience} shares, fixed when it is built: how to
@@ -36,6 +41,33 @@ record CallContext(Clock clock, LongSupplier nanoTime, RetrySettings retry, Back
 
 	long now() {
 		return this.nanoTime.getAsLong();
+	}
+
+	/**
+	 * What the error says about the target's provider.
+	 * @return the verdict, or {@code null} when the error is not the provider's answer
+	 * (the caller's own exception, under {@link UnknownExceptions#CALLER})
+	 */
+	@Nullable Verdict classify(TargetRuntime target, Throwable error) {
+		ProviderResponse response = this.extractors.extract(error);
+		if (response == null) {
+			String simpleName = error.getClass().getSimpleName();
+			String type = simpleName.isEmpty() ? "Throwable" : simpleName;
+			this.unclassified.unclassified(target.target().provider(), 0, type);
+			return (this.unknownExceptions == UnknownExceptions.PROVIDER) ? Verdict.of(Outcome.AVAILABILITY, null, type)
+					: null;
+		}
+		return target.classifier().classify(response);
+	}
+
+	/** The traffic class of that name, or the default one. */
+	PoolSettings pool(String name) {
+		return this.pools.pool(name);
+	}
+
+	/** A call of the pool starts waiting for a release. */
+	CallWait waitFor(PoolSettings pool) {
+		return new CallWait(this.pools, pool, this.clock, this.nanoTime);
 	}
 
 	/**

@@ -2,6 +2,7 @@ package io.github.llmresilience.execute;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Locale;
 
 import io.github.llmresilience.classify.Outcome;
@@ -62,6 +63,17 @@ public record ChainStep(String target, int attempt, @Nullable Verdict verdict, @
 	public boolean isThrottle() {
 		return this.skipped == Skip.SCOPE_GATED || this.skipped == Skip.POOL_EXHAUSTED
 				|| (this.verdict != null && this.verdict.outcome() == Outcome.THROTTLED);
+	}
+
+	/** The verdict of the last attempt on the target among the steps, or {@code null}. */
+	static @Nullable Verdict lastVerdict(List<ChainStep> steps, String target) {
+		for (int i = steps.size() - 1; i >= 0; i--) {
+			ChainStep step = steps.get(i);
+			if (step.verdict() != null && step.target().equals(target)) {
+				return step.verdict();
+			}
+		}
+		return null;
 	}
 
 	@Override

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongSupplier;
@@ -169,7 +170,7 @@ public final class LlmResilience implements AutoCloseable {
 	 * timer's thread, which a fallback reading a cache or a store must not hold.
 	 */
 	private static <T> Mono<T> degraded(ChainRun run, Throwable unavailable, LlmFallback<? extends T> fallback) {
-		return Mono.<T>fromCallable(() -> run.degrade((LlmUnavailableException) unavailable, fallback))
+		return Mono.<T>fromCallable(() -> degrade(run, (LlmUnavailableException) unavailable, fallback))
 			.subscribeOn(Schedulers.boundedElastic());
 	}
 
@@ -223,7 +224,7 @@ public final class LlmResilience implements AutoCloseable {
 			// Checked exceptions thrown sneakily, AssertionErrors: whatever the call
 			// function throws goes the way of an error signal, so that its permit is
 			// settled.
-			source = Mono.error(ChainRun.thrown(target, ex));
+			source = Mono.error(thrown(target, ex));
 		}
 		return source.timeout(attempt.timeout(), this.scheduler)
 			.doOnCancel(() -> run.cancelled(target, attempt))
@@ -306,7 +307,7 @@ public final class LlmResilience implements AutoCloseable {
 			source = Objects.requireNonNull(call.call(attempt), "StreamingTargetCall returned null");
 		}
 		catch (Throwable ex) {
-			source = Flux.error(ChainRun.thrown(target, ex));
+			source = Flux.error(thrown(target, ex));
 		}
 		Duration stall = target.stall();
 		return source
@@ -397,10 +398,10 @@ public final class LlmResilience implements AutoCloseable {
 				throw ex;
 			}
 			try {
-				return run.degrade(ex, fallback);
+				return degrade(run, ex, fallback);
 			}
 			catch (Exception failure) {
-				throw ChainRun.unchecked(failure);
+				throw unchecked(failure);
 			}
 		}
 	}
@@ -452,7 +453,7 @@ public final class LlmResilience implements AutoCloseable {
 				value = call.call(attempt);
 			}
 			catch (Throwable ex) {
-				error = ChainRun.thrown(target, ex);
+				error = thrown(target, ex);
 			}
 			boolean timedOut = !attempt.settle(State.ANSWERED);
 			alarm.dispose();
@@ -487,7 +488,7 @@ public final class LlmResilience implements AutoCloseable {
 					target = run.afterBackoff(target);
 				}
 				case NEXT_TARGET -> target = run.nextTarget();
-				default -> throw ChainRun.unchecked(run.stopError());
+				default -> throw unchecked(run.stopError());
 			}
 		}
 	}
@@ -593,6 +594,64 @@ public final class LlmResilience implements AutoCloseable {
 	@Override
 	public void close() {
 		this.fleet.close();
+	}
+
+	/**
+	 * No target could serve: ask the fallback for a degraded answer. Nothing here touches
+	 * a target: the targets' verdicts were recorded when they were given.
+	 * @return the fallback's answer
+	 * @throws Exception what the fallback threw (or a {@link NullPointerException} for a
+	 * {@code null} answer), the unavailable exception added as suppressed
+	 */
+	private static <T> T degrade(ChainRun run, LlmUnavailableException unavailable, LlmFallback<? extends T> fallback)
+			throws Exception {
+		CallObserver observer = run.observer();
+		T answer;
+		try {
+			answer = fallback.answer(new Degradation(run.chain(), unavailable));
+			if (answer == null) {
+				throw new NullPointerException("The fallback of chain '" + run.chain() + "' returned null");
+			}
+		}
+		catch (Throwable ex) {
+			if (ex instanceof VirtualMachineError fatal) {
+				throw fatal;
+			}
+			// A fallback that declines rethrows the exception it was given.
+			if (ex != unavailable) {
+				ex.addSuppressed(unavailable);
+			}
+			observer.onDegraded(run.chain(), unavailable, ex, run.elapsedNanos());
+			throw ex;
+		}
+		observer.onDegraded(run.chain(), unavailable, null, run.elapsedNanos());
+		return answer;
+	}
+
+	/**
+	 * A call function threw instead of returning its publisher. A fatal JVM error (out of
+	 * memory, stack overflow) is not caught: give the permit back and let it go. Anything
+	 * else is the attempt's error, settled like any other.
+	 */
+	private static Throwable thrown(TargetRuntime target, Throwable error) {
+		if (error instanceof VirtualMachineError fatal) {
+			target.release();
+			throw fatal;
+		}
+		return error;
+	}
+
+	/**
+	 * An error for a blocking caller: unchecked ones as they are, checked ones wrapped.
+	 */
+	private static RuntimeException unchecked(Throwable error) {
+		if (error instanceof RuntimeException runtime) {
+			return runtime;
+		}
+		if (error instanceof Error fatal) {
+			throw fatal;
+		}
+		return new CompletionException(error);
 	}
 
 }

@@ -3,14 +3,18 @@ package io.github.llmresilience.execute;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.Function;
 
 import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
+import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.ChainStep.Skip;
 import io.github.llmresilience.fleet.FleetStore.Write;
 import io.github.llmresilience.fleet.internal.Fleet;
 import io.github.llmresilience.pool.PoolSettings;
+import io.github.llmresilience.overload.internal.ProviderOverloads;
+import io.github.llmresilience.pool.internal.Grant;
 import io.github.llmresilience.pool.internal.Pools;
 import io.github.llmresilience.pool.internal.ScopePartition;
 import io.github.llmresilience.retry.internal.RetryBudget;
@@ -26,6 +30,7 @@ import io.github.llmresilience.throttle.internal.Accounts;
 import io.github.llmresilience.throttle.internal.Accounts.AccountStatus;
 import io.github.llmresilience.throttle.internal.ThrottleGate;
 import io.github.llmresilience.timeout.internal.MeasuredTimeout;
+import io.github.llmresilience.usage.Usage;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;
 
@@ -35,7 +40,7 @@ import org.jspecify.annotations.Nullable;
  * records what an attempt said about the provider where it belongs (breaker, gate,
  * account, measured timeouts), and tells when the target may serve again.
  */
-final class TargetRuntime {
+final class TargetRuntime implements CallWait.Place {
 
 	private final Target target;
 
@@ -71,6 +76,9 @@ final class TargetRuntime {
 
 	private final Pools pools;
 
+	/** The providers marked overloaded, which a provider-wide answer marks. */
+	private final ProviderOverloads overloads;
+
 	/** The longest wait a provider's hint may promise ({@code throttle.max-wait}). */
 	private final Duration maxWait;
 
@@ -82,7 +90,8 @@ final class TargetRuntime {
 
 	TargetRuntime(Target target, ProviderErrorClassifier classifier, Breaker breaker, DomainSpend spend,
 			ThrottleGate gate, Accounts accounts, Fleet fleet, RetryBudget budget, MeasuredTimeout attemptTimeout,
-			MeasuredTimeout firstTokenTimeout, Duration stall, Clock clock, Duration backoffBase, Pools pools) {
+			MeasuredTimeout firstTokenTimeout, Duration stall, Clock clock, Duration backoffBase, Pools pools,
+			ProviderOverloads overloads) {
 		this.target = target;
 		this.classifier = classifier;
 		this.breaker = breaker;
@@ -100,12 +109,18 @@ final class TargetRuntime {
 		this.maxWait = gate.settings().maxWait();
 		this.minPause = backoffBase.isZero() ? Duration.ofSeconds(1) : backoffBase;
 		this.pools = pools;
+		this.overloads = overloads;
 		this.partition = pools.scope(target.quotaScope());
 	}
 
-	/** The quota scope's partition between pools, or {@code null} with pools off. */
-	@Nullable ScopePartition partition() {
+	@Override
+	public @Nullable ScopePartition partition() {
 		return this.partition;
+	}
+
+	@Override
+	public String quotaScope() {
+		return this.target.quotaScope();
 	}
 
 	Target target() {
@@ -182,14 +197,38 @@ final class TargetRuntime {
 	// Record
 
 	/**
-	 * The provider answered: settle the permit as a success, measure the time.
+	 * The provider answered: settle the permit as a success, measure the time, and
+	 * correct the attempt's draw on its pool by what the answer used. The call is served
+	 * and the provider billed the answer: this is bookkeeping, and none of it may fail
+	 * the call; a step that throws is logged and the next one still runs.
 	 * @param nanos the attempt's time; for a stream, its time to first token
 	 * @param answer what the call function handed over of the answer (headers, usage)
 	 * @param chain the call's chain, which with its pool makes the answer's traffic
 	 * class, whose own past its spend is judged against
 	 * @param pool the call's pool
+	 * @param grant the attempt's draw on its pool, or {@code null}
 	 */
-	void succeeded(long nanos, boolean streaming, Answer answer, String chain, String pool) {
+	void succeeded(long nanos, boolean streaming, Answer answer, String chain, String pool, @Nullable Grant grant,
+			AnswerBookkeeping bookkeeping) {
+		try {
+			settle(nanos, streaming, answer, chain, pool);
+		}
+		catch (RuntimeException | LinkageError | AssertionError ex) {
+			bookkeeping.failed(AnswerBookkeeping.Step.TARGET, this, ex);
+		}
+		if (grant != null && this.partition != null) {
+			try {
+				Usage usage = answer.usage();
+				this.pools.answered(this.partition, grant, (usage != null) ? usage.totalTokens() : -1,
+						answer.isEmpty() ? null : answer::header);
+			}
+			catch (RuntimeException | LinkageError | AssertionError ex) {
+				bookkeeping.failed(AnswerBookkeeping.Step.POOLS, this, ex);
+			}
+		}
+	}
+
+	private void settle(long nanos, boolean streaming, Answer answer, String chain, String pool) {
 		if (streaming) {
 			this.breaker.onStreamSuccess(nanos);
 		}
@@ -204,9 +243,74 @@ final class TargetRuntime {
 		}
 	}
 
-	/** Settle the permit with a failure's verdict. */
-	void failed(long nanos, Verdict verdict, Throwable error) {
-		this.breaker.onFailure(nanos, verdict, error);
+	/**
+	 * Record what a failed attempt said about the provider, everywhere it belongs: the
+	 * one place that says what a verdict does. Every path that settles a failed attempt
+	 * (an answer, an error, a stream cut off mid-way) comes here.
+	 *
+	 * <table>
+	 * <caption>What each outcome does beyond settling the breaker permit</caption>
+	 * <tr>
+	 * <th>outcome</th>
+	 * <th>breaker</th>
+	 * <th>holds</th>
+	 * </tr>
+	 * <tr>
+	 * <td>AVAILABILITY, STREAM_INTERRUPTED</td>
+	 * <td>a failure</td>
+	 * <td>nothing</td>
+	 * </tr>
+	 * <tr>
+	 * <td>THROTTLED</td>
+	 * <td>neither (counted, not failed)</td>
+	 * <td>gates the quota scope; starts its release pace over</td>
+	 * </tr>
+	 * <tr>
+	 * <td>QUOTA</td>
+	 * <td>ignored</td>
+	 * <td>parks the account</td>
+	 * </tr>
+	 * <tr>
+	 * <td>CREDENTIAL</td>
+	 * <td>ignored</td>
+	 * <td>locks the account after repeated failures</td>
+	 * </tr>
+	 * <tr>
+	 * <td>REQUEST, CONTENT_FILTER</td>
+	 * <td>ignored</td>
+	 * <td>nothing</td>
+	 * </tr>
+	 * </table>
+	 * A timeout (any outcome whose error type is {@code timeout}) also backs off the
+	 * measured timeout; a provider-wide answer marks the provider overloaded, so chains
+	 * try its targets last. Retry and failover are the walk's to decide, from
+	 * {@link io.github.llmresilience.classify.Outcome}'s own columns.
+	 * @param nanos the attempt's time
+	 * @param recorded the verdict the breaker permit is settled with
+	 * @param cause what the provider said: the same as {@code recorded}, but for a stream
+	 * cut off mid-way, recorded as {@code STREAM_INTERRUPTED}
+	 * @param midStream whether the stream had delivered elements: its time is not an
+	 * attempt's, and it sends no release pace news
+	 * @param nowNanos monotonic time now
+	 */
+	void record(long nanos, Verdict recorded, Verdict cause, Throwable error, boolean midStream, long nowNanos) {
+		this.breaker.onFailure(nanos, recorded, error);
+		if (!midStream && isTimeout(cause)) {
+			timeout(false).recordTimeout(nanos);
+		}
+		hold(cause);
+		if (!midStream && cause.outcome() == Outcome.THROTTLED) {
+			// Any refusal starts the scope's release pace over when its gate ends, and
+			// says how long a refusal takes to come back.
+			this.pools.pace().refused(quotaScope(), nanos, nowNanos, gateNanos(this.clock.instant()));
+		}
+		if (cause.providerWide()) {
+			this.overloads.mark(this.target.provider(), cause.waitHint().orElse(null), cause.errorType().orElse(null));
+		}
+	}
+
+	static boolean isTimeout(Verdict verdict) {
+		return "timeout".equals(verdict.errorType().orElse(null));
 	}
 
 	/** A stream answered, and the subscriber's own code failed afterwards. */
@@ -216,9 +320,14 @@ final class TargetRuntime {
 
 	/**
 	 * Gate the scope, park or lock the account, as the verdict says; in fleet mode, tell
-	 * the fleet (queued, never waited on).
+	 * the fleet (queued, never waited on). A provider-wide answer marks the provider
+	 * overloaded. A canary's verdict comes here too.
 	 */
 	void hold(Verdict verdict) {
+		if (verdict.providerWide()) {
+			this.overloads.mark(this.target.provider(), verdict.waitHint().orElse(null),
+					verdict.errorType().orElse(null));
+		}
 		String type = verdict.errorType().orElse(null);
 		String why = (type != null) ? " (" + type + ")" : "";
 		switch (verdict.outcome()) {
@@ -290,18 +399,40 @@ final class TargetRuntime {
 	 * @return the wait in nanoseconds, zero when now
 	 */
 	long releaseNanos(Instant now, PoolSettings pool) {
-		long share = (this.partition != null) ? this.pools.waitNanos(this.partition, pool) : 0;
-		return Math.max(gateNanos(now), share);
+		return Math.max(gateNanos(now), shareNanos(pool));
 	}
 
-	/** How long until the scope's gate ends; zero when it is not gated. */
-	long gateNanos(Instant now) {
+	@Override
+	public long gateNanos(Instant now) {
 		return Math.max(0, this.scope.gatedUntil().toEpochMilli() - now.toEpochMilli()) * 1_000_000L;
 	}
 
-	/** Whether the scope's gate is what holds a call, rather than its pool's share. */
-	boolean isGated(Instant now) {
+	@Override
+	public boolean isGated(Instant now) {
 		return this.scope.gatedUntil().isAfter(now);
+	}
+
+	@Override
+	public long shareNanos(PoolSettings pool) {
+		return (this.partition != null) ? this.pools.waitNanos(this.partition, pool) : 0;
+	}
+
+	/**
+	 * Draw for a call of the pool on the scope's partition now (pools on).
+	 * @return the draw, or {@code null} when there is no room
+	 */
+	@Nullable Grant draw(PoolSettings pool) {
+		return (this.partition != null) ? this.pools.tryTake(this.partition, pool, 0) : Grant.FREE;
+	}
+
+	/**
+	 * An attempt's answer came (or its failure): correct its draw by the tokens used, and
+	 * learn the scope's capacity from the answer's headers.
+	 */
+	void answered(Grant grant, long tokensUsed, @Nullable Function<String, @Nullable String> header) {
+		if (this.partition != null) {
+			this.pools.answered(this.partition, grant, tokensUsed, header);
+		}
 	}
 
 	/**

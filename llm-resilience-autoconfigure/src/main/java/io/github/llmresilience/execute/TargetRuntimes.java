@@ -154,7 +154,7 @@ final class TargetRuntimes implements Operator {
 				new MeasuredTimeout(orDefault(options.attemptTimeout(), timeouts.attempt()), timeouts.adaptive()),
 				new MeasuredTimeout(orDefault(options.firstTokenTimeout(), timeouts.firstToken()), timeouts.adaptive()),
 				orDefault(options.stallTimeout(), timeouts.stall()), builder.clock, builder.retry.backoffBase(),
-				context.pools());
+				context.pools(), context.overloads());
 	}
 
 	/**
@@ -234,11 +234,6 @@ final class TargetRuntimes implements Operator {
 		@Override
 		public void hold(Verdict verdict) {
 			this.runtime.hold(verdict);
-			if (verdict.providerWide()) {
-				TargetRuntimes.this.context.overloads()
-					.mark(this.runtime.target().provider(), verdict.waitHint().orElse(null),
-							verdict.errorType().orElse(null));
-			}
 		}
 
 		@Override
