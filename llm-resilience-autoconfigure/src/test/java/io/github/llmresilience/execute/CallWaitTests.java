@@ -1,0 +1,267 @@
+package io.github.llmresilience.execute;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+import io.github.llmresilience.change.internal.StateChanges;
+import io.github.llmresilience.classify.Outcome;
+import io.github.llmresilience.classify.Verdict;
+import io.github.llmresilience.execute.ChainStep.Skip;
+import io.github.llmresilience.pool.Capacity;
+import io.github.llmresilience.pool.PartitionSettings;
+import io.github.llmresilience.pool.PoolSettings;
+import io.github.llmresilience.pool.internal.BucketSource;
+import io.github.llmresilience.pool.internal.Grant;
+import io.github.llmresilience.pool.internal.Pools;
+import io.github.llmresilience.pool.internal.ScopePartition;
+import io.github.llmresilience.test.ManualTime;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * One call's wait for a release, on its own: two targets as places (a quota scope that a
+ * gate or a spent pool share holds), the real pools, and manual time. No facade, no walk.
+ */
+class CallWaitTests {
+
+	private static final long MILLI = 1_000_000L;
+
+	private static final PoolSettings INTERACTIVE = PoolSettings.interactive();
+
+	private final ManualTime time = new ManualTime();
+
+	private final LongSupplier nanoTime = () -> {
+		Instant now = this.time.instant();
+		return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+	};
+
+	private static final List<ChainStep> GATED = List.of(skipped("a", Skip.SCOPE_GATED),
+			skipped("b", Skip.SCOPE_GATED));
+
+	private Pools pools(boolean partitioned) {
+		PartitionSettings settings = new PartitionSettings(false, PartitionSettings.defaultPools(),
+				Map.of("acct/a", new Capacity(600, 0)), false);
+		return new Pools(partitioned ? settings.on() : settings, BucketSource.local(this.nanoTime),
+				new StateChanges(this.time));
+	}
+
+	private CallWait waitOn(Pools pools) {
+		return new CallWait(pools, INTERACTIVE, this.time, this.nanoTime);
+	}
+
+	@Test
+	void aWalkThatMetOnlyGatesWaitsForTheEarliestReleaseInThePoolsQueue() {
+		Pools pools = pools(false);
+		Place a = new Place(pools, "acct/a").gatedFor(Duration.ofMillis(500));
+		Place b = new Place(pools, "acct/b").gatedFor(Duration.ofSeconds(1));
+		CallWait wait = waitOn(pools);
+
+		long nanos = wait.next(new Place[] { a, b }, GATED, Long.MAX_VALUE);
+
+		assertThat(nanos).isEqualTo(500 * MILLI);
+		assertThat(pools.queued(INTERACTIVE.name())).isEqualTo(1);
+		this.time.advance(Duration.ofNanos(nanos));
+		assertThat(wait.walkAgain(GATED.size(), Long.MAX_VALUE)).isTrue();
+		assertThat(pools.queued(INTERACTIVE.name())).isZero();
+	}
+
+	@Test
+	void aWalkWithAnyStepThatIsNoRateLimitDoesNotWait() {
+		Pools pools = pools(false);
+		Place a = new Place(pools, "acct/a").gatedFor(Duration.ofMillis(500));
+		Place b = new Place(pools, "acct/b");
+		List<ChainStep> steps = List.of(skipped("a", Skip.SCOPE_GATED),
+				new ChainStep("b", 1, Verdict.of(Outcome.AVAILABILITY), null, Duration.ZERO, null));
+
+		assertThat(waitOn(pools).next(new Place[] { a, b }, steps, Long.MAX_VALUE)).isEqualTo(-1);
+		assertThat(CallWait.onlyThrottled(steps, 1)).isFalse();
+		assertThat(CallWait.onlyThrottled(steps, 2)).isFalse();
+		assertThat(CallWait.onlyThrottled(steps, 0)).isFalse();
+		assertThat(pools.queued(INTERACTIVE.name())).isZero();
+	}
+
+	@Test
+	void aReleaseBeyondThePoolsMaxWaitOrTheCallsOwnDeadlineEndsTheCall() {
+		Pools pools = pools(false);
+		Place a = new Place(pools, "acct/a").gatedFor(Duration.ofSeconds(5));
+		Place b = new Place(pools, "acct/b").gatedFor(Duration.ofSeconds(3));
+
+		assertThat(waitOn(pools).next(new Place[] { a, b }, GATED, Long.MAX_VALUE)).isEqualTo(-1);
+
+		Place soon = new Place(pools, "acct/a").gatedFor(Duration.ofMillis(500));
+		long deadline = this.nanoTime.getAsLong() + 300 * MILLI;
+		assertThat(waitOn(pools).next(new Place[] { soon, b }, GATED, deadline)).isEqualTo(-1);
+		assertThat(pools.queued(INTERACTIVE.name())).isZero();
+	}
+
+	@Test
+	void waitsAddUpAgainstThePoolsMaxWait() {
+		Pools pools = pools(false);
+		Place a = new Place(pools, "acct/a").gatedFor(Duration.ofMillis(1500));
+		Place b = new Place(pools, "acct/b").gatedFor(Duration.ofSeconds(3));
+		CallWait wait = waitOn(pools);
+
+		assertThat(wait.next(new Place[] { a, b }, GATED, Long.MAX_VALUE)).isEqualTo(1500 * MILLI);
+		this.time.advance(Duration.ofMillis(1500));
+		assertThat(wait.walkAgain(GATED.size(), Long.MAX_VALUE)).isTrue();
+		a.gatedFor(Duration.ofMillis(1000));
+		List<ChainStep> again = List.of(GATED.get(0), GATED.get(1), GATED.get(0), GATED.get(1));
+
+		// 1.5 s of the interactive pool's 2 s are spent: a second release 1 s away is
+		// too far.
+		assertThat(wait.next(new Place[] { a, b }, again, Long.MAX_VALUE)).isEqualTo(-1);
+	}
+
+	@Test
+	void callsWaitingForOneReleaseLeaveAMillisecondApartInArrivalOrder() {
+		Pools pools = pools(false);
+		Place a = new Place(pools, "acct/a").gatedFor(Duration.ofMillis(200));
+		Place b = new Place(pools, "acct/b").gatedFor(Duration.ofSeconds(1));
+		Place[] places = { a, b };
+
+		long first = waitOn(pools).next(places, GATED, Long.MAX_VALUE);
+		long second = waitOn(pools).next(places, GATED, Long.MAX_VALUE);
+
+		assertThat(second - first).isEqualTo(MILLI);
+		assertThat(pools.queued(INTERACTIVE.name())).isEqualTo(2);
+	}
+
+	@Test
+	void aSpentShareReservesTheCallsPlaceWhichItDrawsWhenDue() {
+		Pools pools = pools(true);
+		Place a = new Place(pools, "acct/a");
+		Place b = new Place(pools, "acct/b").gatedFor(Duration.ofSeconds(5));
+		ScopePartition partition = a.partition();
+		assertThat(partition).isNotNull();
+		// 600 requests a minute, 70 % the interactive pool's: spend them.
+		while (pools.tryTake(partition, INTERACTIVE, 0) != null) {
+		}
+		CallWait wait = waitOn(pools);
+		List<ChainStep> spent = List.of(skipped("a", Skip.POOL_EXHAUSTED), skipped("b", Skip.SCOPE_GATED));
+
+		long nanos = wait.next(new Place[] { a, b }, spent, Long.MAX_VALUE);
+
+		assertThat(nanos).isBetween(CallWait.MIN_WAIT_NANOS, Duration.ofSeconds(2).toNanos());
+		assertThat(wait.draw(a, partition)).as("not due yet").isNull();
+		assertThat(wait.drawNanos(a)).isPositive().isLessThanOrEqualTo(nanos);
+		this.time.advance(Duration.ofNanos(nanos));
+		assertThat(wait.walkAgain(spent.size(), Long.MAX_VALUE)).isTrue();
+		Grant grant = wait.draw(a, partition);
+		assertThat(grant).as("the reserved place").isNotNull();
+		assertThat(pools.queued(INTERACTIVE.name())).isZero();
+	}
+
+	@Test
+	void aCancelledWaitGivesItsQueueSlotAndReservedPlaceBack() {
+		Pools pools = pools(true);
+		Place a = new Place(pools, "acct/a");
+		Place b = new Place(pools, "acct/b").gatedFor(Duration.ofSeconds(5));
+		ScopePartition partition = a.partition();
+		assertThat(partition).isNotNull();
+		while (pools.tryTake(partition, INTERACTIVE, 0) != null) {
+		}
+		List<ChainStep> spent = List.of(skipped("a", Skip.POOL_EXHAUSTED), skipped("b", Skip.SCOPE_GATED));
+		CallWait first = waitOn(pools);
+		long firstNanos = first.next(new Place[] { a, b }, spent, Long.MAX_VALUE);
+		long behind = waitOn(pools).next(new Place[] { a, b }, spent, Long.MAX_VALUE);
+		assertThat(behind).isGreaterThan(firstNanos);
+
+		first.cancel();
+
+		assertThat(pools.queued(INTERACTIVE.name())).isEqualTo(1);
+		// The place the first call reserved is free: the next call to come waits no
+		// longer than the first did.
+		CallWait next = waitOn(pools);
+		assertThat(next.next(new Place[] { a, b }, spent, Long.MAX_VALUE)).isLessThanOrEqualTo(behind);
+	}
+
+	@Test
+	void onTheSystemClockAWaitIsTheGatesRemainderWithinTolerance() {
+		Clock clock = Clock.systemUTC();
+		Pools pools = new Pools(PartitionSettings.defaults(), BucketSource.local(System::nanoTime),
+				new StateChanges(clock));
+		Place a = new Place(pools, "acct/a", clock).gatedUntil(clock.instant().plusMillis(800));
+		Place b = new Place(pools, "acct/b", clock).gatedUntil(clock.instant().plusSeconds(5));
+		CallWait wait = new CallWait(pools, INTERACTIVE, clock, System::nanoTime);
+
+		long nanos = wait.next(new Place[] { a, b }, GATED, Long.MAX_VALUE);
+
+		// Whatever the machine took between the two lines, never more than the gate
+		// and never below the shortest wait.
+		assertThat(nanos).isBetween(CallWait.MIN_WAIT_NANOS, 800 * MILLI);
+		assertThat(nanos).isGreaterThan(300 * MILLI);
+		wait.cancel();
+		assertThat(pools.queued(INTERACTIVE.name())).isZero();
+	}
+
+	private static ChainStep skipped(String target, Skip why) {
+		return new ChainStep(target, 0, null, why, Duration.ZERO, null);
+	}
+
+	/** A target as the wait sees it: a quota scope, gated or not, with its partition. */
+	private final class Place implements CallWait.Place {
+
+		private final Pools pools;
+
+		private final String scope;
+
+		private final Clock clock;
+
+		private final @Nullable ScopePartition partition;
+
+		private Instant gatedUntil = Instant.EPOCH;
+
+		Place(Pools pools, String scope) {
+			this(pools, scope, CallWaitTests.this.time);
+		}
+
+		Place(Pools pools, String scope, Clock clock) {
+			this.pools = pools;
+			this.scope = scope;
+			this.clock = clock;
+			this.partition = pools.scope(scope);
+		}
+
+		Place gatedFor(Duration duration) {
+			return gatedUntil(this.clock.instant().plus(duration));
+		}
+
+		Place gatedUntil(Instant until) {
+			this.gatedUntil = until;
+			return this;
+		}
+
+		@Override
+		public @Nullable ScopePartition partition() {
+			return this.partition;
+		}
+
+		@Override
+		public String quotaScope() {
+			return this.scope;
+		}
+
+		@Override
+		public long gateNanos(Instant now) {
+			return Math.max(0, this.gatedUntil.toEpochMilli() - now.toEpochMilli()) * MILLI;
+		}
+
+		@Override
+		public boolean isGated(Instant now) {
+			return this.gatedUntil.isAfter(now);
+		}
+
+		@Override
+		public long shareNanos(PoolSettings pool) {
+			return (this.partition != null) ? this.pools.waitNanos(this.partition, pool) : 0;
+		}
+
+	}
+
+}
