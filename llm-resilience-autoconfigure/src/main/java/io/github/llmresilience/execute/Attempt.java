@@ -33,7 +33,8 @@ public final class Attempt {
 
 	private final Duration timeout;
 
-	private final Duration timeLeft;
+	/** Time left before the call's deadline: a Duration only when asked for. */
+	private final long timeLeftNanos;
 
 	private final CallId callId;
 
@@ -66,14 +67,14 @@ public final class Attempt {
 	/** Usage reported by the caller or read from stream events, or {@code null}. */
 	private volatile @Nullable Usage usage;
 
-	Attempt(String chain, Target target, int number, int targetAttempt, Duration timeout, Duration timeLeft,
+	Attempt(String chain, Target target, int number, int targetAttempt, Duration timeout, long timeLeftNanos,
 			CallId callId) {
 		this.chain = chain;
 		this.target = target;
 		this.number = number;
 		this.targetAttempt = targetAttempt;
 		this.timeout = timeout;
-		this.timeLeft = timeLeft;
+		this.timeLeftNanos = timeLeftNanos;
 		this.callId = callId;
 	}
 
@@ -109,7 +110,7 @@ public final class Attempt {
 	 * default).
 	 */
 	public Duration timeLeft() {
-		return this.timeLeft;
+		return Duration.ofNanos(this.timeLeftNanos);
 	}
 
 	/** The same for every attempt and target of one logical call. */

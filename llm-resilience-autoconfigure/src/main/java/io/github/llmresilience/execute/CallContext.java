@@ -71,11 +71,19 @@ record CallContext(Clock clock, LongSupplier nanoTime, RetrySettings retry, Back
 	}
 
 	/**
+	 * Whether the clock is the system's: elapsed times are then
+	 * {@link System#nanoTime()}'s.
+	 */
+	static boolean isSystemTime(Clock clock) {
+		return clock.withZone(ZoneOffset.UTC).equals(Clock.systemUTC());
+	}
+
+	/**
 	 * Elapsed times need a monotonic source: the system clock gets
 	 * {@link System#nanoTime()}; any other clock (a test's) is its own time source.
 	 */
 	static LongSupplier nanoTimeOf(Clock clock) {
-		if (clock.withZone(ZoneOffset.UTC).equals(Clock.systemUTC())) {
+		if (isSystemTime(clock)) {
 			return System::nanoTime;
 		}
 		return () -> {

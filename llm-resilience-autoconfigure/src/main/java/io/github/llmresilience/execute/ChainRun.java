@@ -287,26 +287,26 @@ final class ChainRun {
 	 */
 	@Nullable Attempt begin(TargetRuntime target) {
 		Duration timeout = target.timeout(this.streaming).current();
-		long left = this.deadlineNanos - this.context.now();
+		// The first attempt starts with the run (a clock read saved on every call),
+		// unless the call waited for a release first: the wait is not the attempt's.
+		long start = (this.attempts == 0 && this.wait == null) ? this.startNanos : this.context.now();
+		long left = this.deadlineNanos - start;
 		if (left <= 0) {
 			target.release();
 			abandonWait();
 			step(new ChainStep(target.name(), 0, null, Skip.DEADLINE, Duration.ZERO, null));
 			return null;
 		}
-		Duration timeLeft = Duration.ofNanos(left);
-		if (timeLeft.compareTo(timeout) < 0) {
-			timeout = timeLeft;
+		if (left < timeout.toNanos()) {
+			timeout = Duration.ofNanos(left);
 		}
-		long start = (this.attempts == 0) ? this.startNanos : this.context.now();
 		this.attempts++;
 		this.targetAttempts++;
 		if (this.targetAttempts == 1) {
 			target.budget().onCall();
 		}
-		Attempt attempt = new Attempt(this.chain, target.target(), this.attempts, this.targetAttempts, timeout,
-				timeLeft, this.callId);
-		// The first attempt starts with the run: a clock read saved on every call.
+		Attempt attempt = new Attempt(this.chain, target.target(), this.attempts, this.targetAttempts, timeout, left,
+				this.callId);
 		attempt.startNanos(start);
 		return attempt;
 	}

@@ -39,6 +39,7 @@ import io.github.llmresilience.state.ResilienceState;
 import io.github.llmresilience.target.internal.TargetRegistry;
 import io.github.llmresilience.throttle.internal.Accounts;
 import io.github.llmresilience.throttle.internal.ThrottleGate;
+import io.github.llmresilience.timeout.internal.CoalescingTimer;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -68,6 +69,13 @@ public final class LlmResilience implements AutoCloseable {
 
 	private final Scheduler scheduler;
 
+	/**
+	 * The scheduler when it is the coalescing timer and the engine keeps time on
+	 * {@link System#nanoTime()}: a blocking attempt's alarm is then armed at its start
+	 * plus its timeout, without reading the clock again.
+	 */
+	private final @Nullable CoalescingTimer alarms;
+
 	private final TargetRuntimes targets;
 
 	private final Fleet fleet;
@@ -86,6 +94,8 @@ public final class LlmResilience implements AutoCloseable {
 				builder.timeouts.call(), new ProviderOverloads(builder.clock, builder.overload, events),
 				new Pools(builder.pools, buckets, events), new AnswerBookkeeping());
 		this.scheduler = builder.scheduler;
+		this.alarms = (builder.scheduler instanceof CoalescingTimer timer && CallContext.isSystemTime(builder.clock))
+				? timer : null;
 		ProviderClassifiers classifiers = (builder.classifiers != null) ? builder.classifiers : ProviderClassifiers
 			.builtIn(new ClassifierSettings(builder.clock, ClassifierSettings.DEFAULT_QUOTA_THRESHOLD, unclassified));
 		this.rules = builder.rules;
@@ -441,12 +451,16 @@ public final class LlmResilience implements AutoCloseable {
 				throw run.unavailable("deadline exceeded");
 			}
 			Thread caller = Thread.currentThread();
-			Disposable alarm = this.scheduler.schedule(() -> {
+			Runnable expiry = () -> {
 				if (attempt.settle(State.CANCELLED)) {
 					caller.interrupt();
 					attempt.state(State.INTERRUPTED);
 				}
-			}, attempt.timeout().toNanos(), TimeUnit.NANOSECONDS);
+			};
+			long timeoutNanos = attempt.timeout().toNanos();
+			Disposable alarm = (this.alarms != null)
+					? this.alarms.scheduleAt(expiry, attempt.startNanos() + timeoutNanos)
+					: this.scheduler.schedule(expiry, timeoutNanos, TimeUnit.NANOSECONDS);
 			T value = null;
 			Throwable error = null;
 			try {

@@ -100,7 +100,16 @@ public final class CoalescingTimer implements Scheduler {
 
 	@Override
 	public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
-		Timed timed = new Timed(task, System.nanoTime() + unit.toNanos(delay));
+		return scheduleAt(task, System.nanoTime() + unit.toNanos(delay));
+	}
+
+	/**
+	 * Run the task at a deadline on {@link System#nanoTime()}: for a caller that has just
+	 * read the time (an attempt's start), one clock read less than
+	 * {@link #schedule(Runnable, long, TimeUnit)}.
+	 */
+	public Disposable scheduleAt(Runnable task, long deadlineNanos) {
+		Timed timed = new Timed(task, deadlineNanos);
 		this.incoming.offer(timed);
 		// The thread takes the task in when it next wakes: wake it only if that is too
 		// late.
