@@ -1,0 +1,59 @@
+package io.github.llmresilience.breaker.internal;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link ProbeLease} on its own: one trial in flight at a time, numbered so that only the
+ * answer to the trial in flight settles it, and never the same number twice, even for
+ * another lease.
+ */
+class ProbeLeaseTests {
+
+	private static final TrialProbe PROBE = new TrialProbe() {
+
+		@Override
+		public void wakeAt(Breaker breaker, long atMillis) {
+		}
+
+		@Override
+		public void send(Breaker breaker, long trial) {
+		}
+
+	};
+
+	private final ProbeLease lease = new ProbeLease(PROBE);
+
+	@Test
+	void onlyTheAnswerToTheTrialInFlightSettlesIt() {
+		assertThat(this.lease.isInFlight()).isFalse();
+		long first = this.lease.start();
+		assertThat(this.lease.isInFlight()).isTrue();
+		assertThat(this.lease.settle(first + 1)).isFalse();
+		assertThat(this.lease.isInFlight()).isTrue();
+		assertThat(this.lease.settle(first)).isTrue();
+		assertThat(this.lease.isInFlight()).isFalse();
+		assertThat(this.lease.settle(first)).as("settled once").isFalse();
+	}
+
+	@Test
+	void aTrialEndedByTheBreakerTakesNoAnswer() {
+		long trial = this.lease.start();
+		this.lease.end();
+		assertThat(this.lease.isInFlight()).isFalse();
+		assertThat(this.lease.settle(trial)).isFalse();
+	}
+
+	@Test
+	void trialNumbersAreNeverGivenTwiceEvenByAnotherLease() {
+		long first = this.lease.start();
+		this.lease.end();
+		ProbeLease next = new ProbeLease(PROBE);
+		long second = next.start();
+		assertThat(second).isNotEqualTo(first);
+		assertThat(next.settle(first)).as("a late answer to the first lease's trial").isFalse();
+		assertThat(next.probe()).isSameAs(PROBE);
+	}
+
+}
