@@ -5,7 +5,6 @@ import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 
 import io.github.llmresilience.breaker.BreakerSettings;
-import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.Verdict;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;
@@ -92,7 +91,7 @@ public final class Breaker {
 	/** Take a permit for one call; {@code false} when the breaker refuses it. */
 	public boolean tryAcquire() {
 		ProbeLease probe = this.probe;
-		if (probe != null && probeHolds()) {
+		if (probe != null && probe.holdsCall()) {
 			return false;
 		}
 		FleetFollowing fleet = this.fleet;
@@ -128,10 +127,6 @@ public final class Breaker {
 			}
 		}
 		return false;
-	}
-
-	private boolean halfOpenExpired() {
-		return this.trials.expired(this.clock.millis());
 	}
 
 	/**
@@ -260,10 +255,8 @@ public final class Breaker {
 	 * Move the breaker for a mode, its event saying why. Guarded by this.
 	 * @param change the opening, or the note of a change that is not one
 	 */
-	private void move(CircuitBreaker.State to, Opening change) {
-		Opening before = this.opening;
-		this.opening = change;
-		try {
+	void move(CircuitBreaker.State to, Opening change) {
+		moving(change, () -> {
 			switch (to) {
 				case OPEN -> this.circuitBreaker.transitionToOpenState();
 				case HALF_OPEN -> this.circuitBreaker.transitionToHalfOpenState();
@@ -271,6 +264,18 @@ public final class Breaker {
 				case FORCED_OPEN -> this.circuitBreaker.transitionToForcedOpenState();
 				default -> this.circuitBreaker.transitionToDisabledState();
 			}
+		});
+	}
+
+	/**
+	 * Do for a mode what may move the breaker (a transition, its own trial's outcome),
+	 * the event of the change saying why. Guarded by this.
+	 */
+	void moving(Opening change, Runnable moves) {
+		Opening before = this.opening;
+		this.opening = change;
+		try {
+			moves.run();
 		}
 		finally {
 			if (this.opening == change) {
@@ -327,7 +332,7 @@ public final class Breaker {
 		ProbeLease probe = this.probe;
 		if (probe != null) {
 			probe.end();
-			probe.probe().wakeAt(this, until);
+			probe.wakeAt(until);
 		}
 	}
 
@@ -404,7 +409,7 @@ public final class Breaker {
 		this.openUntilMillis = untilMillis;
 		ProbeLease probe = this.probe;
 		if (probe != null) {
-			probe.probe().wakeAt(this, untilMillis);
+			probe.wakeAt(untilMillis);
 		}
 	}
 
@@ -447,10 +452,11 @@ public final class Breaker {
 	/** This pod won the fleet's probe lease: its next call is the domain's trial. */
 	public void grantTrial() {
 		FleetFollowing fleet = this.fleet;
-		if (fleet != null && fleet.grant() && this.probe != null) {
+		ProbeLease probe = this.probe;
+		if (fleet != null && fleet.grant() && probe != null) {
 			// The canary is the trial: this pod sends it now, whether or not a call
 			// comes.
-			startProbe();
+			probe.start();
 		}
 	}
 
@@ -529,9 +535,10 @@ public final class Breaker {
 	 */
 	public synchronized void useProbe(TrialProbe probe) {
 		if (this.probe == null) {
-			this.probe = new ProbeLease(probe);
+			ProbeLease lease = new ProbeLease(this, probe);
+			this.probe = lease;
 			if (state() == CircuitBreaker.State.OPEN) {
-				probe.wakeAt(this, this.openUntilMillis);
+				lease.wakeAt(this.openUntilMillis);
 			}
 		}
 	}
@@ -545,14 +552,10 @@ public final class Breaker {
 	 */
 	public synchronized void dropProbe(TrialProbe probe) {
 		ProbeLease lease = this.probe;
-		if (lease == null || lease.probe() != probe) {
-			return;
+		if (lease != null && lease.probe() == probe) {
+			this.probe = null;
+			lease.drop();
 		}
-		this.probe = null;
-		if (lease.isInFlight() && state() == CircuitBreaker.State.HALF_OPEN) {
-			release();
-		}
-		lease.end();
 	}
 
 	/** Whether a canary sends this domain's trials. */
@@ -566,81 +569,9 @@ public final class Breaker {
 	 */
 	public void probeDue() {
 		ProbeLease probe = this.probe;
-		if (probe == null || state() != CircuitBreaker.State.OPEN) {
-			return;
+		if (probe != null) {
+			probe.due();
 		}
-		long now = this.clock.millis();
-		FleetFollowing fleet = this.fleet;
-		if (fleet != null && fleet.refusesCalls()) {
-			if (now < fleet.untilMillis()) {
-				probe.probe().wakeAt(this, fleet.untilMillis());
-				return;
-			}
-			// Without calls no demand reaches the fleet; the canary asks for the lease,
-			// and again after an open duration should the lease go elsewhere and its
-			// holder vanish.
-			fleet.want();
-			probe.probe().wakeAt(this, now + this.settings.openDuration().toMillis());
-			return;
-		}
-		startProbe();
-	}
-
-	/**
-	 * With a canary, an open or half-open breaker refuses every call; the call that finds
-	 * the open time over starts the canary (should its wake-up have been missed), and one
-	 * that finds the half-open state past its timeout opens it again.
-	 * @return whether the call is refused here; {@code false} leaves the decision to the
-	 * fleet's hold and Resilience4j
-	 */
-	private boolean probeHolds() {
-		CircuitBreaker.State state = state();
-		if (state != CircuitBreaker.State.OPEN && state != CircuitBreaker.State.HALF_OPEN) {
-			return false;
-		}
-		FleetFollowing fleet = this.fleet;
-		if (fleet != null && fleet.refusesCalls()) {
-			// The fleet's own refusal notes the call's demand.
-			return false;
-		}
-		if (state == CircuitBreaker.State.OPEN) {
-			startProbe();
-		}
-		else if (halfOpenExpired()) {
-			synchronized (this) {
-				if (state() == CircuitBreaker.State.HALF_OPEN && halfOpenExpired()) {
-					move(CircuitBreaker.State.OPEN,
-							Opening.of(Opening.Cause.CANARY, "canary: no outcome within the half-open timeout"));
-				}
-			}
-		}
-		return true;
-	}
-
-	/**
-	 * Go half-open and send the canary, unless one is in flight, the open time lasts, or
-	 * the fleet holds the domain for another pod.
-	 */
-	private void startProbe() {
-		ProbeLease probe = this.probe;
-		long trial;
-		synchronized (this) {
-			if (probe == null || probe.isInFlight() || state() != CircuitBreaker.State.OPEN) {
-				return;
-			}
-			FleetFollowing fleet = this.fleet;
-			boolean granted = fleet != null && fleet.isTrialGranted();
-			if ((fleet != null && fleet.isHeld()) ? !granted : this.clock.millis() < this.openUntilMillis) {
-				return;
-			}
-			move(CircuitBreaker.State.HALF_OPEN, Opening.noting(this.opening,
-					granted ? "this pod probes for the fleet: canary sent" : "canary sent as the trial"));
-			if (this.circuitBreaker.tryAcquirePermission()) {
-				this.trials.take();
-			}
-			trial = probe.start();
-		}
-		probe.probe().send(this, trial);
 	}
 
 	/**
@@ -655,45 +586,39 @@ public final class Breaker {
 	 * @param reason what the canary saw, for the transition's event
 	 */
 	public void probeAnswered(long trial, boolean passed, long nanos, String reason) {
-		synchronized (this) {
-			ProbeLease probe = this.probe;
-			if (probe == null || !probe.settle(trial) || state() != CircuitBreaker.State.HALF_OPEN) {
-				return;
-			}
-			Opening before = this.opening;
-			Opening change = Opening.of(Opening.Cause.CANARY, "canary: " + reason);
-			this.opening = change;
-			try {
-				if (passed) {
-					// The canary's own timeout judged its time: a passed answer is not
-					// slow.
-					onSuccess(Math.min(nanos, this.slowCallNanos));
-					if (state() == CircuitBreaker.State.HALF_OPEN) {
-						this.circuitBreaker.transitionToClosedState();
-					}
-				}
-				else {
-					onFailure(nanos, Verdict.of(Outcome.AVAILABILITY), new CanaryRejected(reason));
-					if (state() == CircuitBreaker.State.HALF_OPEN) {
-						this.circuitBreaker.transitionToOpenState();
-					}
-				}
-			}
-			finally {
-				if (this.opening == change) {
-					this.opening = before;
-				}
-			}
+		ProbeLease probe = this.probe;
+		if (probe != null) {
+			probe.answered(trial, passed, nanos, reason);
 		}
 	}
 
-	/** What a failed canary trial records in the breaker. */
-	static final class CanaryRejected extends RuntimeException {
+	// What the modes read and do through the breaker.
 
-		CanaryRejected(String reason) {
-			super("canary: " + reason, null, false, false);
+	@Nullable FleetFollowing fleetMode() {
+		return this.fleet;
+	}
+
+	@Nullable Opening opening() {
+		return this.opening;
+	}
+
+	Clock clock() {
+		return this.clock;
+	}
+
+	long openUntilMillis() {
+		return this.openUntilMillis;
+	}
+
+	boolean halfOpenExpired() {
+		return this.trials.expired(this.clock.millis());
+	}
+
+	/** Take a half-open trial's permit off the call path (the canary's). */
+	void acquireTrial() {
+		if (this.circuitBreaker.tryAcquirePermission()) {
+			this.trials.take();
 		}
-
 	}
 
 	@Override

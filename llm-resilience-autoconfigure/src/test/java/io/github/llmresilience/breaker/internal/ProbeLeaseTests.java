@@ -1,5 +1,10 @@
 package io.github.llmresilience.breaker.internal;
 
+import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.change.internal.StateChanges;
+import io.github.llmresilience.classify.Outcome;
+import io.github.llmresilience.classify.Verdict;
+import io.github.llmresilience.test.ManualTime;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,12 +28,17 @@ class ProbeLeaseTests {
 
 	};
 
-	private final ProbeLease lease = new ProbeLease(PROBE);
+	private final ManualTime time = new ManualTime();
+
+	private final Breaker breaker = new Breakers(this.time, new StateChanges(this.time)).forDomain("openai/gpt-4o/us",
+			BreakerSettings.defaults(), (error) -> Verdict.of(Outcome.AVAILABILITY));
+
+	private final ProbeLease lease = new ProbeLease(this.breaker, PROBE);
 
 	@Test
 	void onlyTheAnswerToTheTrialInFlightSettlesIt() {
 		assertThat(this.lease.isInFlight()).isFalse();
-		long first = this.lease.start();
+		long first = this.lease.begin();
 		assertThat(this.lease.isInFlight()).isTrue();
 		assertThat(this.lease.settle(first + 1)).isFalse();
 		assertThat(this.lease.isInFlight()).isTrue();
@@ -39,7 +49,7 @@ class ProbeLeaseTests {
 
 	@Test
 	void aTrialEndedByTheBreakerTakesNoAnswer() {
-		long trial = this.lease.start();
+		long trial = this.lease.begin();
 		this.lease.end();
 		assertThat(this.lease.isInFlight()).isFalse();
 		assertThat(this.lease.settle(trial)).isFalse();
@@ -47,10 +57,10 @@ class ProbeLeaseTests {
 
 	@Test
 	void trialNumbersAreNeverGivenTwiceEvenByAnotherLease() {
-		long first = this.lease.start();
+		long first = this.lease.begin();
 		this.lease.end();
-		ProbeLease next = new ProbeLease(PROBE);
-		long second = next.start();
+		ProbeLease next = new ProbeLease(this.breaker, PROBE);
+		long second = next.begin();
 		assertThat(second).isNotEqualTo(first);
 		assertThat(next.settle(first)).as("a late answer to the first lease's trial").isFalse();
 		assertThat(next.probe()).isSameAs(PROBE);
