@@ -3,10 +3,8 @@ package io.github.llmresilience.breaker.internal;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.llmresilience.breaker.BreakerSettings;
-import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.Verdict;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;
@@ -14,15 +12,21 @@ import org.jspecify.annotations.Nullable;
 /**
  * The breaker of one failure domain: a Resilience4j {@link CircuitBreaker} plus what it
  * does not tell: the moment an open breaker will let a trial through, whether a half-open
- * breaker has a trial permit left, and a safety limit on the half-open state.
+ * breaker has a trial permit left ({@link HalfOpenTrials}), a safety limit on the
+ * half-open state, and why it opened ({@link Opening}).
  *
  * <p>
- * Resilience4j's half-open state waits for its trials forever when
- * {@code maxWaitDurationInHalfOpenState} is zero, and its own limit runs on a scheduler
- * thread of real time. A trial whose permit is never settled (the caller's thread died)
- * would wedge the domain. Here the limit is read from the injected clock when a call is
- * refused: a trial that has not reported within {@code half-open-timeout} counts as
- * failed and the breaker opens again.
+ * Its modes are collaborators, as Resilience4j gives each state its own class: the
+ * fleet's hold and trial lease ({@link FleetFollowing}), spend's opening
+ * ({@link SpendTrip}) and the canary's trial ({@link ProbeLease}). A mode that is off has
+ * no collaborator, so a call through a breaker of its own pays for a {@code null} check
+ * and no lock. The breaker consults them when a call asks and settles them when
+ * Resilience4j moves.
+ *
+ * <p>
+ * A trial whose permit is never settled (the caller's thread died) would wedge the
+ * domain: a trial that has not reported within {@code half-open-timeout}, read from the
+ * injected clock when a call is refused, counts as failed and the breaker opens again.
  */
 public final class Breaker {
 
@@ -34,84 +38,34 @@ public final class Breaker {
 
 	private final Clock clock;
 
-	private final long halfOpenTimeoutMillis;
-
 	private final long slowCallNanos;
 
 	private final long slowFirstTokenNanos;
+
+	private final HalfOpenTrials trials;
 
 	/** Consecutive openings without a close; the open duration doubles with each. */
 	private int openings;
 
 	private volatile long openUntilMillis;
 
-	private volatile long halfOpenSinceMillis;
+	/** Why the breaker is open, or is being moved by a mode; {@code null} when closed. */
+	private volatile @Nullable Opening opening;
 
-	/**
-	 * Trial permits a half-open breaker has left, mirroring Resilience4j's own count
-	 * (which it does not expose): taken by an acquire, given back by a release or an
-	 * ignored failure, reset by every transition.
-	 */
-	private final AtomicInteger freeTrials = new AtomicInteger();
+	/** The fleet mode; {@code null} while this pod decides alone. */
+	private volatile @Nullable FleetFollowing fleet;
 
-	/** Where outcomes go in fleet mode; {@code null} when this pod decides alone. */
-	private volatile @Nullable SharedOutcomes shared;
-
-	/**
-	 * Whether the fleet holds this domain open: no call goes through unless this pod was
-	 * granted the fleet's trial.
-	 */
-	private volatile boolean fleetHeld;
-
-	/** When the fleet lets a trial through, on this pod's clock; 0 when not held. */
-	private volatile long fleetUntilMillis;
-
-	/** Whether this pod holds the fleet's probe lease for its next call. */
-	private volatile boolean trialGranted;
-
-	/** Whether a call wanted this domain while the fleet held it open. */
-	private volatile boolean demand;
-
-	/** When a call last wanted this domain while the fleet held it open. */
-	private volatile long lastDemandMillis;
-
-	/**
-	 * The time between the last two such calls: how long this pod takes to call again.
-	 */
-	private volatile long demandGapMillis;
-
-	/** Why the next transition happens, when the fleet made it; read by its event. */
-	private volatile @Nullable String fleetReason;
-
-	/**
-	 * The domain's canary, which sends the half-open trial itself; {@code null} when a
-	 * call is the trial.
-	 */
-	private volatile @Nullable TrialProbe probe;
-
-	/** The canary trial in flight, by number; 0 when none. Guarded by this. */
-	private long probeInFlight;
-
-	/** Canary trials sent so far. Guarded by this. */
-	private long probeTrials;
-
-	/** Why the next opening happens, when spend makes it; read by its event. */
-	private volatile @Nullable String spendReason;
-
-	/** Whether the opening under way is spend's; read when it lands. */
-	private volatile boolean spendOpening;
-
-	/** Whether spend opened this breaker, until it closes. */
-	private volatile boolean openedOnSpend;
+	/** The canary mode; {@code null} when a call is the trial. */
+	private volatile @Nullable ProbeLease probe;
 
 	Breaker(String domain, CircuitBreaker circuitBreaker, BreakerSettings settings, Clock clock) {
 		this.domain = domain;
 		this.circuitBreaker = circuitBreaker;
 		this.settings = settings;
 		this.clock = clock;
-		this.halfOpenTimeoutMillis = settings.halfOpenTimeout().toMillis();
 		this.slowCallNanos = settings.slowCallDuration().toNanos();
 		this.slowFirstTokenNanos = settings.slowFirstTokenDuration().toNanos();
+		this.trials = new HalfOpenTrials(settings.halfOpenCalls(), settings.halfOpenTimeout().toMillis());
 	}
 
 	public String domain() {
@@ -120,7 +74,7 @@ public final class Breaker {
 
 	/**
 	 * The Resilience4j breaker underneath, for this library's tests and Resilience4j's
-	 * own tooling; operators change state through the commands above.
+	 * own tooling; operators change state through the commands below.
 	 */
 	public CircuitBreaker circuitBreaker() {
 		return this.circuitBreaker;
@@ -136,26 +90,20 @@ public final class Breaker {
 
 	/** Take a permit for one call; {@code false} when the breaker refuses it. */
 	public boolean tryAcquire() {
-		if (this.probe != null && probeHolds()) {
+		ProbeLease probe = this.probe;
+		if (probe != null && probe.holdsCall()) {
 			return false;
 		}
-		if (this.fleetHeld) {
-			if (!this.trialGranted) {
-				long now = this.clock.millis();
-				long last = this.lastDemandMillis;
-				if (last != 0 && now > last) {
-					this.demandGapMillis = now - last;
-				}
-				this.lastDemandMillis = now;
-				this.demand = true;
+		FleetFollowing fleet = this.fleet;
+		if (fleet != null && fleet.isHeld()) {
+			if (fleet.refuse()) {
 				return false;
 			}
 			// This pod holds the fleet's probe lease: its trial goes through the local
 			// half-open state, whose outcome is reported to the fleet.
 			synchronized (this) {
-				if (this.trialGranted && this.circuitBreaker.getState() == CircuitBreaker.State.OPEN) {
-					this.fleetReason = "this pod probes for the fleet";
-					this.circuitBreaker.transitionToHalfOpenState();
+				if (fleet.isTrialGranted() && state() == CircuitBreaker.State.OPEN) {
+					move(CircuitBreaker.State.HALF_OPEN, Opening.noting(this.opening, "this pod probes for the fleet"));
 				}
 			}
 		}
@@ -166,7 +114,7 @@ public final class Breaker {
 					this.circuitBreaker.releasePermission();
 					return false;
 				}
-				this.freeTrials.decrementAndGet();
+				this.trials.take();
 			}
 			return true;
 		}
@@ -181,10 +129,6 @@ public final class Breaker {
 		return false;
 	}
 
-	private boolean halfOpenExpired() {
-		return this.clock.millis() - this.halfOpenSinceMillis >= this.halfOpenTimeoutMillis;
-	}
-
 	/**
 	 * Give back a permit unused: the call was cancelled, or was not the provider's to
 	 * judge.
@@ -196,17 +140,16 @@ public final class Breaker {
 
 	/** A permit Resilience4j took back: a half-open breaker has one more trial free. */
 	private void trialReturned() {
-		if (this.circuitBreaker.getState() == CircuitBreaker.State.HALF_OPEN
-				&& this.freeTrials.incrementAndGet() > this.settings.halfOpenCalls()) {
-			this.freeTrials.decrementAndGet();
+		if (this.circuitBreaker.getState() == CircuitBreaker.State.HALF_OPEN) {
+			this.trials.giveBack();
 		}
 	}
 
 	public void onSuccess(long nanos) {
 		this.circuitBreaker.onSuccess(nanos, TimeUnit.NANOSECONDS);
-		SharedOutcomes shared = this.shared;
-		if (shared != null) {
-			shared.record(false, nanos > this.slowCallNanos);
+		FleetFollowing fleet = this.fleet;
+		if (fleet != null) {
+			fleet.record(false, nanos > this.slowCallNanos);
 		}
 	}
 
@@ -225,9 +168,9 @@ public final class Breaker {
 				? Math.max(firstTokenNanos, this.slowCallNanos + 1_000_000)
 				: Math.max(0, Math.min(firstTokenNanos, this.slowCallNanos - 1_000_000));
 		this.circuitBreaker.onSuccess(recorded, TimeUnit.NANOSECONDS);
-		SharedOutcomes shared = this.shared;
-		if (shared != null) {
-			shared.record(false, firstTokenNanos >= this.slowFirstTokenNanos);
+		FleetFollowing fleet = this.fleet;
+		if (fleet != null) {
+			fleet.record(false, firstTokenNanos >= this.slowFirstTokenNanos);
 		}
 	}
 
@@ -243,9 +186,9 @@ public final class Breaker {
 			trialReturned();
 			return;
 		}
-		SharedOutcomes shared = this.shared;
-		if (shared != null) {
-			shared.record(verdict.countsAsFailure(), nanos > this.slowCallNanos);
+		FleetFollowing fleet = this.fleet;
+		if (fleet != null) {
+			fleet.record(verdict.countsAsFailure(), nanos > this.slowCallNanos);
 		}
 	}
 
@@ -280,7 +223,8 @@ public final class Breaker {
 
 	/** Whether a call could be let through now, without taking a permit. */
 	public boolean isUsable() {
-		if (this.fleetHeld && !this.trialGranted) {
+		FleetFollowing fleet = this.fleet;
+		if (fleet != null && fleet.refusesCalls()) {
 			return false;
 		}
 		if (this.probe != null && isOpenOrHalfOpen()) {
@@ -289,7 +233,7 @@ public final class Breaker {
 		return switch (this.circuitBreaker.getState()) {
 			case OPEN -> this.clock.millis() > this.openUntilMillis;
 			case FORCED_OPEN -> false;
-			case HALF_OPEN -> this.freeTrials.get() > 0;
+			case HALF_OPEN -> this.trials.anyFree();
 			default -> true;
 		};
 	}
@@ -299,66 +243,111 @@ public final class Breaker {
 		return this.circuitBreaker.getState() == CircuitBreaker.State.FORCED_OPEN;
 	}
 
-	synchronized void opened() {
+	private boolean isOpenOrHalfOpen() {
+		CircuitBreaker.State state = this.circuitBreaker.getState();
+		return state == CircuitBreaker.State.OPEN || state == CircuitBreaker.State.HALF_OPEN;
+	}
+
+	// Transitions: a mode moves the breaker saying why; Resilience4j's event settles the
+	// modes.
+
+	/**
+	 * Move the breaker for a mode, its event saying why. Guarded by this.
+	 * @param change the opening, or the note of a change that is not one
+	 */
+	void move(CircuitBreaker.State to, Opening change) {
+		moving(change, () -> {
+			switch (to) {
+				case OPEN -> this.circuitBreaker.transitionToOpenState();
+				case HALF_OPEN -> this.circuitBreaker.transitionToHalfOpenState();
+				case CLOSED -> this.circuitBreaker.transitionToClosedState();
+				case FORCED_OPEN -> this.circuitBreaker.transitionToForcedOpenState();
+				default -> this.circuitBreaker.transitionToDisabledState();
+			}
+		});
+	}
+
+	/**
+	 * Do for a mode what may move the breaker (a transition, its own trial's outcome),
+	 * the event of the change saying why. Guarded by this.
+	 */
+	void moving(Opening change, Runnable moves) {
+		Opening before = this.opening;
+		this.opening = change;
+		try {
+			moves.run();
+		}
+		finally {
+			if (this.opening == change) {
+				// No event told it: nothing moved, and no later change may tell it.
+				this.opening = before;
+			}
+		}
+	}
+
+	/**
+	 * Resilience4j moved the breaker: settle the modes.
+	 * @return why, when a mode moved it; {@code null} when its rates did
+	 */
+	synchronized @Nullable String entered(CircuitBreaker.State to) {
+		Opening change = this.opening;
+		boolean byMode = change != null && change.untold();
+		switch (to) {
+			case OPEN -> {
+				opened();
+				this.opening = byMode ? change.told() : Opening.RATES;
+			}
+			case HALF_OPEN -> {
+				this.trials.began(this.clock.millis());
+				if (byMode) {
+					this.opening = change.told();
+				}
+			}
+			case CLOSED -> closed();
+			default -> {
+				if (byMode) {
+					this.opening = change.told();
+				}
+			}
+		}
+		return byMode ? change.note() : null;
+	}
+
+	private void opened() {
 		this.openings++;
 		// Following the fleet, the fleet's end of the open time; else this pod's own.
 		long now = this.clock.millis();
-		boolean fleetEnd = this.fleetHeld && this.fleetUntilMillis > now;
-		this.openUntilMillis = fleetEnd ? this.fleetUntilMillis
-				: now + this.settings.openDurationAfter(this.openings).toMillis();
-		SharedOutcomes shared = this.shared;
-		if (!fleetEnd && shared != null) {
-			if (!this.fleetHeld) {
-				// News to the fleet, which judges the domain at once.
-				shared.opened();
-			}
-			if (shared.leasesTrials()) {
-				// An opening of this pod's own, in a fleet that answers: its trial waits
-				// for the fleet's lease like any other, so that pods whose breakers open
-				// before the fleet's do not all probe the domain at the same instant.
-				this.fleetHeld = true;
-				this.fleetUntilMillis = this.openUntilMillis;
+		FleetFollowing fleet = this.fleet;
+		long until = (fleet != null) ? fleet.endOfOpening(now) : 0;
+		if (until == 0) {
+			until = now + this.settings.openDurationAfter(this.openings).toMillis();
+			if (fleet != null) {
+				fleet.openedHere(until);
 			}
 		}
-		endTrial(false);
-		this.probeInFlight = 0;
-		TrialProbe probe = this.probe;
+		this.openUntilMillis = until;
+		if (fleet != null) {
+			fleet.endTrial(false);
+		}
+		ProbeLease probe = this.probe;
 		if (probe != null) {
-			probe.wakeAt(this, this.openUntilMillis);
+			probe.end();
+			probe.wakeAt(until);
 		}
-		this.openedOnSpend = this.spendOpening;
-		this.spendOpening = false;
 	}
 
-	synchronized void halfOpened() {
-		this.halfOpenSinceMillis = this.clock.millis();
-		this.freeTrials.set(this.settings.halfOpenCalls());
-	}
-
+	/** Closed or reset: the open duration starts over and the modes let go. */
 	synchronized void closed() {
 		this.openings = 0;
-		this.openedOnSpend = false;
-		endTrial(true);
-		this.fleetHeld = false;
-		this.probeInFlight = 0;
-	}
-
-	/** A granted trial ended (or the breaker left the fleet's open state another way). */
-	private void endTrial(boolean closed) {
-		if (this.trialGranted) {
-			this.trialGranted = false;
-			SharedOutcomes shared = this.shared;
-			if (shared != null) {
-				shared.trialEnded(closed);
-			}
+		this.opening = null;
+		FleetFollowing fleet = this.fleet;
+		if (fleet != null) {
+			fleet.closed();
 		}
-	}
-
-	/** Why the transition being published happened, when the fleet made it. */
-	@Nullable String takeFleetReason() {
-		String reason = this.fleetReason;
-		this.fleetReason = null;
-		return reason;
+		ProbeLease probe = this.probe;
+		if (probe != null) {
+			probe.end();
+		}
 	}
 
 	// Spend: a runaway bill opens the breaker like a failure rate would.
@@ -372,39 +361,33 @@ public final class Breaker {
 	 * @return whether this call opened it
 	 */
 	public synchronized boolean openOnSpend(String detail) {
-		if (this.fleetHeld || this.circuitBreaker.getState() != CircuitBreaker.State.CLOSED) {
+		if (!SpendTrip.mayOpen(state(), isFleetHeld())) {
 			return false;
 		}
-		this.spendReason = "spend: " + detail;
-		this.spendOpening = true;
-		try {
-			this.circuitBreaker.transitionToOpenState();
-		}
-		finally {
-			// Read by the transition's event; never left for a later transition.
-			this.spendReason = null;
-			this.spendOpening = false;
-		}
+		move(CircuitBreaker.State.OPEN, SpendTrip.opening(detail));
 		return true;
 	}
 
 	/** Whether spend opened this breaker and it has not closed since. */
 	public boolean isOpenOnSpend() {
-		return this.openedOnSpend;
-	}
-
-	/** Why the transition being published happens, when spend makes it. */
-	@Nullable String takeSpendReason() {
-		String reason = this.spendReason;
-		this.spendReason = null;
-		return reason;
+		return SpendTrip.opened(this.opening);
 	}
 
 	// Fleet mode: the fleet's thread makes the local breaker follow the fleet.
 
+	/** The fleet mode, begun on the fleet's first word. */
+	private synchronized FleetFollowing fleet() {
+		FleetFollowing fleet = this.fleet;
+		if (fleet == null) {
+			fleet = new FleetFollowing(this.clock);
+			this.fleet = fleet;
+		}
+		return fleet;
+	}
+
 	/** Send this breaker's outcomes to the fleet from now on. */
 	public void share(SharedOutcomes shared) {
-		this.shared = shared;
+		fleet().share(shared);
 	}
 
 	/**
@@ -414,50 +397,44 @@ public final class Breaker {
 	 * @param reason why the fleet opened it, for the event
 	 */
 	public synchronized void followOpen(long untilMillis, String reason) {
-		this.fleetHeld = true;
-		this.fleetUntilMillis = untilMillis;
-		CircuitBreaker.State state = this.circuitBreaker.getState();
-		if (state != CircuitBreaker.State.OPEN && !(state == CircuitBreaker.State.HALF_OPEN && this.trialGranted)) {
-			this.fleetReason = "fleet: " + reason;
-			this.circuitBreaker.transitionToOpenState();
+		FleetFollowing fleet = fleet();
+		fleet.hold(untilMillis);
+		CircuitBreaker.State state = state();
+		if (state != CircuitBreaker.State.OPEN
+				&& !(state == CircuitBreaker.State.HALF_OPEN && fleet.isTrialGranted())) {
+			move(CircuitBreaker.State.OPEN, Opening.of(Opening.Cause.FLEET, "fleet: " + reason));
 		}
 		// The fleet's end, whatever the opening made of an end already past.
-		this.fleetUntilMillis = untilMillis;
+		fleet.hold(untilMillis);
 		this.openUntilMillis = untilMillis;
-		TrialProbe probe = this.probe;
+		ProbeLease probe = this.probe;
 		if (probe != null) {
-			probe.wakeAt(this, untilMillis);
+			probe.wakeAt(untilMillis);
 		}
 	}
 
 	/** The fleet closed the domain: close the local breaker too. */
 	public synchronized void followClosed(String reason) {
-		this.fleetHeld = false;
-		this.fleetUntilMillis = 0;
-		this.trialGranted = false;
-		if (this.circuitBreaker.getState() != CircuitBreaker.State.CLOSED) {
-			this.fleetReason = "fleet: " + reason;
-			this.circuitBreaker.transitionToClosedState();
+		fleet().release();
+		if (state() != CircuitBreaker.State.CLOSED) {
+			move(CircuitBreaker.State.CLOSED, Opening.noting(this.opening, "fleet: " + reason));
 		}
 	}
 
 	/** An operator held the domain open on some pod. */
 	public synchronized void followForcedOpen() {
-		this.fleetHeld = false;
-		this.trialGranted = false;
-		if (this.circuitBreaker.getState() != CircuitBreaker.State.FORCED_OPEN) {
-			this.fleetReason = "fleet: by an operator";
-			this.circuitBreaker.transitionToForcedOpenState();
-		}
+		followOperator(CircuitBreaker.State.FORCED_OPEN);
 	}
 
 	/** An operator disabled the domain's breaker on some pod. */
 	public synchronized void followDisabled() {
-		this.fleetHeld = false;
-		this.trialGranted = false;
-		if (this.circuitBreaker.getState() != CircuitBreaker.State.DISABLED) {
-			this.fleetReason = "fleet: by an operator";
-			this.circuitBreaker.transitionToDisabledState();
+		followOperator(CircuitBreaker.State.DISABLED);
+	}
+
+	private void followOperator(CircuitBreaker.State to) {
+		fleet().yieldToOperator();
+		if (state() != to) {
+			move(to, Opening.noting(this.opening, "fleet: by an operator"));
 		}
 	}
 
@@ -466,18 +443,20 @@ public final class Breaker {
 	 * open stays open here until the fleet's end, then takes its own trials.
 	 */
 	public synchronized void leaveFleet() {
-		this.fleetHeld = false;
+		FleetFollowing fleet = this.fleet;
+		if (fleet != null) {
+			fleet.leave();
+		}
 	}
 
 	/** This pod won the fleet's probe lease: its next call is the domain's trial. */
 	public void grantTrial() {
-		if (this.fleetHeld) {
-			this.trialGranted = true;
-			if (this.probe != null) {
-				// The canary is the trial: this pod sends it now, whether or not a call
-				// comes.
-				startProbe();
-			}
+		FleetFollowing fleet = this.fleet;
+		ProbeLease probe = this.probe;
+		if (fleet != null && fleet.grant() && probe != null) {
+			// The canary is the trial: this pod sends it now, whether or not a call
+			// comes.
+			probe.start();
 		}
 	}
 
@@ -486,8 +465,9 @@ public final class Breaker {
 	 * @return whether a trial was granted and not yet started
 	 */
 	public synchronized boolean revokeTrial() {
-		if (this.trialGranted && this.circuitBreaker.getState() == CircuitBreaker.State.OPEN) {
-			this.trialGranted = false;
+		FleetFollowing fleet = this.fleet;
+		if (fleet != null && fleet.isTrialGranted() && state() == CircuitBreaker.State.OPEN) {
+			fleet.revoke();
 			return true;
 		}
 		return false;
@@ -495,12 +475,14 @@ public final class Breaker {
 
 	/** Whether this pod holds the fleet's probe lease. */
 	public boolean isTrialGranted() {
-		return this.trialGranted;
+		FleetFollowing fleet = this.fleet;
+		return fleet != null && fleet.isTrialGranted();
 	}
 
 	/** Whether the fleet holds this domain open. */
 	public boolean isFleetHeld() {
-		return this.fleetHeld;
+		FleetFollowing fleet = this.fleet;
+		return fleet != null && fleet.isHeld();
 	}
 
 	/**
@@ -509,15 +491,17 @@ public final class Breaker {
 	 * granted trial kept for longer before it is given back unused.
 	 */
 	public long demandGapMillis() {
-		return this.demandGapMillis;
+		FleetFollowing fleet = this.fleet;
+		return (fleet != null) ? fleet.demandGapMillis() : 0;
 	}
 
 	/** Whether a call wanted this domain since the last look, while the fleet held it. */
 	public boolean takeDemand() {
-		boolean demand = this.demand;
-		this.demand = false;
-		return demand;
+		FleetFollowing fleet = this.fleet;
+		return fleet != null && fleet.takeDemand();
 	}
+
+	// Operators' commands.
 
 	/** Hold it open until an operator closes or resets it (an operator's command). */
 	public void forceOpen() {
@@ -551,9 +535,10 @@ public final class Breaker {
 	 */
 	public synchronized void useProbe(TrialProbe probe) {
 		if (this.probe == null) {
-			this.probe = probe;
-			if (this.circuitBreaker.getState() == CircuitBreaker.State.OPEN) {
-				probe.wakeAt(this, this.openUntilMillis);
+			ProbeLease lease = new ProbeLease(this, probe);
+			this.probe = lease;
+			if (state() == CircuitBreaker.State.OPEN) {
+				lease.wakeAt(this.openUntilMillis);
 			}
 		}
 	}
@@ -566,14 +551,11 @@ public final class Breaker {
 	 * @param probe the canary that stops; another is left in place
 	 */
 	public synchronized void dropProbe(TrialProbe probe) {
-		if (this.probe != probe) {
-			return;
+		ProbeLease lease = this.probe;
+		if (lease != null && lease.probe() == probe) {
+			this.probe = null;
+			lease.drop();
 		}
-		this.probe = null;
-		if (this.probeInFlight != 0 && this.circuitBreaker.getState() == CircuitBreaker.State.HALF_OPEN) {
-			release();
-		}
-		this.probeInFlight = 0;
 	}
 
 	/** Whether a canary sends this domain's trials. */
@@ -586,88 +568,10 @@ public final class Breaker {
 	 * ask the fleet for the probe lease instead (the pod that wins it sends the canary).
 	 */
 	public void probeDue() {
-		TrialProbe probe = this.probe;
-		if (probe == null || this.circuitBreaker.getState() != CircuitBreaker.State.OPEN) {
-			return;
+		ProbeLease probe = this.probe;
+		if (probe != null) {
+			probe.due();
 		}
-		long now = this.clock.millis();
-		if (this.fleetHeld && !this.trialGranted) {
-			if (now < this.fleetUntilMillis) {
-				probe.wakeAt(this, this.fleetUntilMillis);
-				return;
-			}
-			// Without calls no demand reaches the fleet; the canary asks for the lease,
-			// and again after an open duration should the lease go elsewhere and its
-			// holder vanish.
-			this.demand = true;
-			probe.wakeAt(this, now + this.settings.openDuration().toMillis());
-			return;
-		}
-		startProbe();
-	}
-
-	/**
-	 * With a canary, an open or half-open breaker refuses every call; the call that finds
-	 * the open time over starts the canary (should its wake-up have been missed), and one
-	 * that finds the half-open state past its timeout opens it again.
-	 * @return whether the call is refused here; {@code false} leaves the decision to the
-	 * fleet's hold and Resilience4j
-	 */
-	private boolean probeHolds() {
-		CircuitBreaker.State state = this.circuitBreaker.getState();
-		if (state != CircuitBreaker.State.OPEN && state != CircuitBreaker.State.HALF_OPEN) {
-			return false;
-		}
-		if (this.fleetHeld && !this.trialGranted) {
-			// The fleet's own refusal notes the call's demand.
-			return false;
-		}
-		if (state == CircuitBreaker.State.OPEN) {
-			startProbe();
-		}
-		else if (halfOpenExpired()) {
-			synchronized (this) {
-				if (this.circuitBreaker.getState() == CircuitBreaker.State.HALF_OPEN && halfOpenExpired()) {
-					this.fleetReason = "canary: no outcome within the half-open timeout";
-					this.circuitBreaker.transitionToOpenState();
-				}
-			}
-		}
-		return true;
-	}
-
-	private boolean isOpenOrHalfOpen() {
-		CircuitBreaker.State state = this.circuitBreaker.getState();
-		return state == CircuitBreaker.State.OPEN || state == CircuitBreaker.State.HALF_OPEN;
-	}
-
-	/**
-	 * Go half-open and send the canary, unless one is in flight, the open time lasts, or
-	 * the fleet holds the domain for another pod.
-	 */
-	private void startProbe() {
-		TrialProbe probe = this.probe;
-		long trial;
-		synchronized (this) {
-			if (probe == null || this.probeInFlight != 0
-					|| this.circuitBreaker.getState() != CircuitBreaker.State.OPEN) {
-				return;
-			}
-			if (this.fleetHeld ? !this.trialGranted : this.clock.millis() < this.openUntilMillis) {
-				return;
-			}
-			// The reason field is the one the next transition's event reads, whoever set
-			// it.
-			this.fleetReason = this.trialGranted ? "this pod probes for the fleet: canary sent"
-					: "canary sent as the trial";
-			this.circuitBreaker.transitionToHalfOpenState();
-			if (this.circuitBreaker.tryAcquirePermission()) {
-				this.freeTrials.decrementAndGet();
-			}
-			trial = ++this.probeTrials;
-			this.probeInFlight = trial;
-		}
-		probe.send(this, trial);
 	}
 
 	/**
@@ -682,39 +586,39 @@ public final class Breaker {
 	 * @param reason what the canary saw, for the transition's event
 	 */
 	public void probeAnswered(long trial, boolean passed, long nanos, String reason) {
-		synchronized (this) {
-			if (trial != this.probeInFlight) {
-				return;
-			}
-			this.probeInFlight = 0;
-			if (this.circuitBreaker.getState() != CircuitBreaker.State.HALF_OPEN) {
-				return;
-			}
-			this.fleetReason = "canary: " + reason;
-			if (passed) {
-				// The canary's own timeout judged its time: a passed answer is not slow.
-				onSuccess(Math.min(nanos, this.slowCallNanos));
-				if (this.circuitBreaker.getState() == CircuitBreaker.State.HALF_OPEN) {
-					this.circuitBreaker.transitionToClosedState();
-				}
-			}
-			else {
-				onFailure(nanos, Verdict.of(Outcome.AVAILABILITY), new CanaryRejected(reason));
-				if (this.circuitBreaker.getState() == CircuitBreaker.State.HALF_OPEN) {
-					this.circuitBreaker.transitionToOpenState();
-				}
-			}
-			this.fleetReason = null;
+		ProbeLease probe = this.probe;
+		if (probe != null) {
+			probe.answered(trial, passed, nanos, reason);
 		}
 	}
 
-	/** What a failed canary trial records in the breaker. */
-	static final class CanaryRejected extends RuntimeException {
+	// What the modes read and do through the breaker.
 
-		CanaryRejected(String reason) {
-			super("canary: " + reason, null, false, false);
+	@Nullable FleetFollowing fleetMode() {
+		return this.fleet;
+	}
+
+	@Nullable Opening opening() {
+		return this.opening;
+	}
+
+	Clock clock() {
+		return this.clock;
+	}
+
+	long openUntilMillis() {
+		return this.openUntilMillis;
+	}
+
+	boolean halfOpenExpired() {
+		return this.trials.expired(this.clock.millis());
+	}
+
+	/** Take a half-open trial's permit off the call path (the canary's). */
+	void acquireTrial() {
+		if (this.circuitBreaker.tryAcquirePermission()) {
+			this.trials.take();
 		}
-
 	}
 
 	@Override

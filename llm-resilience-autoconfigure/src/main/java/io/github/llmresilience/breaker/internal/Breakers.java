@@ -120,29 +120,19 @@ public final class Breakers {
 
 	private void onTransition(Breaker breaker, CircuitBreakerOnStateTransitionEvent event) {
 		CircuitBreaker.State to = event.getStateTransition().getToState();
+		// A transition a mode made (spend, the fleet, the canary) says why; else the
+		// rates that made it.
+		String reason = breaker.entered(to);
 		CircuitBreaker.Metrics metrics = breaker.circuitBreaker().getMetrics();
-		// A transition the fleet or spend made says so; else the rates that made it.
-		String reason = breaker.takeFleetReason();
-		if (reason == null) {
-			reason = breaker.takeSpendReason();
-		}
 		String detail = (reason != null) ? event.getStateTransition().getFromState() + " -> " + to + " (" + reason + ")"
 				: String.format("%s -> %s (failure rate %.1f%%, slow-call rate %.1f%%, %d calls)",
 						event.getStateTransition().getFromState(), to, metrics.getFailureRate(),
 						metrics.getSlowCallRate(), metrics.getNumberOfBufferedCalls());
 		switch (to) {
-			case OPEN -> {
-				breaker.opened();
+			case OPEN ->
 				this.events.publish(StateChange.Kind.BREAKER_OPENED, breaker.domain(), detail, breaker.availableAt());
-			}
-			case HALF_OPEN -> {
-				breaker.halfOpened();
-				this.events.publish(StateChange.Kind.BREAKER_HALF_OPEN, breaker.domain(), detail, null);
-			}
-			case CLOSED -> {
-				breaker.closed();
-				this.events.publish(StateChange.Kind.BREAKER_CLOSED, breaker.domain(), detail, null);
-			}
+			case HALF_OPEN -> this.events.publish(StateChange.Kind.BREAKER_HALF_OPEN, breaker.domain(), detail, null);
+			case CLOSED -> this.events.publish(StateChange.Kind.BREAKER_CLOSED, breaker.domain(), detail, null);
 			case FORCED_OPEN ->
 				this.events.publish(StateChange.Kind.BREAKER_FORCED_OPEN, breaker.domain(), detail, null);
 			default -> this.events.publish(StateChange.Kind.BREAKER_DISABLED, breaker.domain(), detail, null);

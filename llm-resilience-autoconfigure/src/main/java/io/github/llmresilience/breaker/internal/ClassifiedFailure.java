@@ -6,16 +6,16 @@ import io.github.llmresilience.classify.Verdict;
  * A failure whose {@link Verdict} is already known, as handed to a breaker: its
  * record/ignore predicates read the verdict instead of classifying again.
  */
-public final class ClassifiedFailure extends RuntimeException {
+final class ClassifiedFailure extends RuntimeException {
 
 	private final transient Verdict verdict;
 
-	public ClassifiedFailure(Verdict verdict, Throwable cause) {
+	ClassifiedFailure(Verdict verdict, Throwable cause) {
 		super(verdict.toString(), cause, false, false);
 		this.verdict = verdict;
 	}
 
-	public Verdict verdict() {
+	Verdict verdict() {
 		return this.verdict;
 	}
 
