@@ -21,7 +21,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * Configuration of llm-resilience: the targets a request can be served from, the chains
  * that order them, and the thresholds of each mechanism. Plain data, as Boot's own
- * properties are: {@link PropertiesSettings} maps it to the settings records the engine
+ * properties are: {@code PropertiesSettings} maps it to the settings records the engine
  * runs with, once, and those records check their own ranges; a bad value stops the
  * application with a message naming the property.
  */

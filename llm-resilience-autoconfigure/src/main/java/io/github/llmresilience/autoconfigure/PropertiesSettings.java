@@ -563,7 +563,7 @@ final class PropertiesSettings {
 			all.add(configured.getOrDefault(defaults.name(), defaults));
 		}
 		configured.forEach((name, pool) -> {
-			if (!all.contains(pool) && all.stream().noneMatch((known) -> known.name().equals(name))) {
+			if (all.stream().noneMatch((known) -> known.name().equals(name))) {
 				all.add(pool);
 			}
 		});
