@@ -109,7 +109,8 @@ public final class LlmResilienceAutoConfiguration {
 
 	/**
 	 * The user's classification rules from {@code llm.resilience.classification.rules}
-	 * (checked by the properties), the one object the endpoint's edits change.
+	 * (checked by {@link PropertiesSettings}), the one object the endpoint's edits
+	 * change.
 	 */
 	@Bean
 	@ConditionalOnMissingBean
@@ -168,7 +169,6 @@ public final class LlmResilienceAutoConfiguration {
 			ObjectProvider<FleetStore> fleetStore, ObjectProvider<CanaryProbe> canaryProbe,
 			ObjectProvider<CanaryJudge> canaryJudge) {
 		List<CallObserver> allObservers = observers.orderedStream().toList();
-		LlmResilienceProperties properties = settings.properties();
 		LlmResilienceBuilder builder = LlmResilience.builder()
 			.clock(clock)
 			.scheduler(scheduler.getIfAvailable(CoalescingTimer::shared))
@@ -187,18 +187,19 @@ public final class LlmResilienceAutoConfiguration {
 			.extractors(extractors)
 			.observer(CompositeCallObserver.of(allObservers))
 			.unclassifiedListener(UnclassifiedListeners.of(listeners.orderedStream().toList()))
-			.unknownExceptions(properties.getClassification().getUnknownExceptions());
+			.unknownExceptions(settings.unknownExceptions());
 		registry.targets().values().forEach((target) -> builder.target(target, settings.targetOptions(target.name())));
 		settings.canaries(builder, canaryProbe.getIfAvailable(), canaryJudge.getIfAvailable());
 		settings.prices().forEach(builder::price);
-		if (properties.getFleet().isEnabled()) {
+		if (settings.fleetEnabled()) {
 			FleetStore store = fleetStore.getIfAvailable();
 			if (store == null) {
 				throw fleetNeedsStore();
 			}
 			builder.fleet(store, settings.fleet());
-			if (properties.getFleet().getPod() != null) {
-				builder.fleetPod(properties.getFleet().getPod());
+			String pod = settings.fleetPod();
+			if (pod != null) {
+				builder.fleetPod(pod);
 			}
 		}
 		try {

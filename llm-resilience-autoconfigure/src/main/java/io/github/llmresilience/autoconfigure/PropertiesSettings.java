@@ -28,6 +28,7 @@ import io.github.llmresilience.classify.UnclassifiedListener;
 import io.github.llmresilience.execute.LlmResilienceBuilder;
 import io.github.llmresilience.execute.TargetOptions;
 import io.github.llmresilience.execute.TimeoutSettings;
+import io.github.llmresilience.execute.UnknownExceptions;
 import io.github.llmresilience.fleet.FleetSettings;
 import io.github.llmresilience.overload.OverloadSettings;
 import io.github.llmresilience.pool.Capacity;
@@ -151,10 +152,6 @@ final class PropertiesSettings {
 		return Collections.unmodifiableList(new PropertiesSettings(properties, null).problems);
 	}
 
-	LlmResilienceProperties properties() {
-		return this.properties;
-	}
-
 	List<Target> targets() {
 		return this.targets;
 	}
@@ -207,8 +204,21 @@ final class PropertiesSettings {
 		return present(this.timeouts);
 	}
 
+	boolean fleetEnabled() {
+		return this.properties.getFleet().isEnabled();
+	}
+
 	FleetSettings fleet() {
 		return present(this.fleet);
+	}
+
+	/** This pod's id in the fleet, when configured. */
+	@Nullable String fleetPod() {
+		return this.properties.getFleet().getPod();
+	}
+
+	UnknownExceptions unknownExceptions() {
+		return this.properties.getClassification().getUnknownExceptions();
 	}
 
 	OverloadSettings overload() {
