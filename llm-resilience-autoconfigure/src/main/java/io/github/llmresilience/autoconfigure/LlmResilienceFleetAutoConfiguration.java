@@ -31,13 +31,17 @@ public final class LlmResilienceFleetAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(FleetStore.class)
 	RedisFleetStore llmResilienceFleetStore(LlmResilienceProperties properties, Environment environment,
+			ObjectProvider<PropertiesSettings> settings,
 			ObjectProvider<ReactiveRedisConnectionFactory> connectionFactory) {
 		ReactiveRedisConnectionFactory factory = connectionFactory.getIfAvailable();
 		if (factory == null) {
 			throw LlmResilienceAutoConfiguration.fleetNeedsStore();
 		}
-		FleetSettings settings = properties.getFleet().settings(environment.getProperty("spring.application.name"));
-		return new RedisFleetStore(new ReactiveStringRedisTemplate(factory), settings.namespace());
+		// The settings bean is missing only when llm.resilience.enabled is false.
+		FleetSettings fleet = settings
+			.getIfAvailable(() -> PropertiesSettings.of(properties, environment.getProperty("spring.application.name")))
+			.fleet();
+		return new RedisFleetStore(new ReactiveStringRedisTemplate(factory), fleet.namespace());
 	}
 
 }

@@ -43,15 +43,8 @@ public final class LlmResilienceMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	SpendMetrics llmResilienceSpendMetrics(MeterRegistry registry, LlmResilienceProperties properties) {
-		Map<String, Price> prices = new LinkedHashMap<>();
-		properties.getTargets().forEach((name, target) -> {
-			Price price = target.getPrice().toPrice();
-			if (price != null) {
-				prices.put(name, price);
-			}
-		});
-		return new SpendMetrics(registry, prices);
+	SpendMetrics llmResilienceSpendMetrics(MeterRegistry registry, PropertiesSettings settings) {
+		return new SpendMetrics(registry, settings.prices());
 	}
 
 	@Bean

@@ -1,64 +1,34 @@
 package io.github.llmresilience.autoconfigure;
 
-import java.lang.reflect.RecordComponent;
 import java.net.URI;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeSet;
-import java.util.function.Function;
-import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
-import io.github.llmresilience.autoconfigure.InvalidLlmResiliencePropertiesException.Problem;
 import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.canary.CanarySettings;
-import io.github.llmresilience.classify.ClassificationRule;
-import io.github.llmresilience.classify.ClassifierSettings;
-import io.github.llmresilience.classify.UnclassifiedListener;
 import io.github.llmresilience.execute.TimeoutSettings;
 import io.github.llmresilience.execute.UnknownExceptions;
-import io.github.llmresilience.fleet.FleetSettings;
 import io.github.llmresilience.overload.OverloadSettings;
-import io.github.llmresilience.pool.Capacity;
 import io.github.llmresilience.pool.PartitionSettings;
-import io.github.llmresilience.pool.PoolSettings;
-import io.github.llmresilience.retry.RetrySettings;
-import io.github.llmresilience.spend.Price;
 import io.github.llmresilience.spend.SpendSettings;
-import io.github.llmresilience.throttle.AccountSettings;
-import io.github.llmresilience.target.Target;
-import io.github.llmresilience.throttle.ThrottleSettings;
-import io.github.llmresilience.timeout.AdaptiveSettings;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Configuration of llm-resilience: the targets a request can be served from, the chains
- * that order them, and the thresholds of each mechanism. Validated at startup; a bad
- * value stops the application with a message naming the property. The ranges are the
- * settings records' own ({@link BreakerSettings}, {@link RetrySettings} and the others
- * check their components when built, as {@code LlmResilience.builder()} builds them): the
- * properties build each record and name the property of the component it rejects, so
- * startup and the builder accept the same values. Only rules between properties that no
- * one record holds are checked here.
+ * that order them, and the thresholds of each mechanism. Plain data, as Boot's own
+ * properties are: {@code PropertiesSettings} maps it to the settings records the engine
+ * runs with, once, and those records check their own ranges; a bad value stops the
+ * application with a message naming the property.
  */
 @ConfigurationProperties("llm.resilience")
-public class LlmResilienceProperties implements InitializingBean {
+public class LlmResilienceProperties {
 
 	static final String PREFIX = "llm.resilience";
-
-	/** What precedes the rejected value in a settings record's message. */
-	private static final String VALUE_MARK = ", was ";
 
 	/** Whether llm-resilience protects calls at all. */
 	private boolean enabled = true;
@@ -179,230 +149,6 @@ public class LlmResilienceProperties implements InitializingBean {
 		return this.spend;
 	}
 
-	@Override
-	public void afterPropertiesSet() {
-		List<Problem> problems = validate();
-		if (!problems.isEmpty()) {
-			throw new InvalidLlmResiliencePropertiesException(problems);
-		}
-	}
-
-	/** A name the fleet's store could not carry (see {@link Target#nameProblem}). */
-	static void checkName(String property, @Nullable String value, List<Problem> problems) {
-		String problem = Target.nameProblem(value);
-		if (problem != null) {
-			problems.add(new Problem(property, quote(value), problem));
-		}
-	}
-
-	/** Every problem of this configuration that needs no other bean to find. */
-	List<Problem> validate() {
-		List<Problem> problems = new ArrayList<>();
-		this.targets.forEach((name, target) -> {
-			String nameProblem = Target.nameProblem(name);
-			if (nameProblem != null) {
-				problems.add(new Problem(PREFIX + ".targets." + name, quote(name), "the target's name " + nameProblem));
-			}
-			target.validate(PREFIX + ".targets." + name, this.breaker, this.timeouts, problems);
-		});
-		this.chains.forEach((name, members) -> {
-			String property = PREFIX + ".chains." + name;
-			String nameProblem = Target.nameProblem(name);
-			if (nameProblem != null) {
-				problems.add(new Problem(property, quote(name), "the chain's name " + nameProblem));
-			}
-			if (members == null || members.isEmpty()) {
-				problems.add(new Problem(property, "[]", "a chain needs at least one target"));
-				return;
-			}
-			Set<String> seen = new HashSet<>();
-			for (int i = 0; i < members.size(); i++) {
-				String member = members.get(i);
-				if (!this.targets.containsKey(member)) {
-					problems
-						.add(new Problem(property + "[" + i + "]", quote(member), "must name a target configured under "
-								+ PREFIX + ".targets; known targets: " + this.targets.keySet()));
-				}
-				else if (!seen.add(member)) {
-					problems.add(new Problem(property + "[" + i + "]", quote(member),
-							"names the same target twice; retries of one target are set by " + PREFIX
-									+ ".retry.max-attempts"));
-				}
-			}
-		});
-		this.fallbacks.forEach((chain, bean) -> {
-			String property = PREFIX + ".fallbacks." + chain;
-			if (!this.chains.containsKey(chain)) {
-				problems.add(new Problem(property, quote(bean), "must be keyed by a chain configured under " + PREFIX
-						+ ".chains; known chains: " + this.chains.keySet()));
-			}
-			else if (bean == null || bean.isBlank()) {
-				problems.add(new Problem(property, quote(bean), "must name an LlmFallback bean"));
-			}
-		});
-		this.breaker.validate(PREFIX + ".breaker", problems);
-		this.retry.validate(PREFIX + ".retry", problems);
-		this.throttle.validate(PREFIX + ".throttle", problems);
-		this.quota.validate(PREFIX + ".quota", problems);
-		this.credential.validate(PREFIX + ".credential", problems);
-		this.timeouts.validate(PREFIX + ".timeouts", problems);
-		this.fleet.validate(PREFIX + ".fleet", problems);
-		this.classification.validate(PREFIX + ".classification", problems);
-		this.providerOverload.validate(PREFIX + ".provider-overload", problems);
-		this.pools.validate(PREFIX + ".pools", this.targets, problems);
-		this.spend.validate(PREFIX + ".spend", problems);
-		requireSlowCallsBelowTimeout(PREFIX + ".breaker.slow-call-duration", this.breaker.getSlowCallDuration(),
-				PREFIX + ".timeouts.attempt", this.timeouts.getAttempt(), problems);
-		requireSlowCallsBelowTimeout(PREFIX + ".breaker.slow-first-token-duration",
-				this.breaker.getSlowFirstTokenDuration(), PREFIX + ".timeouts.first-token",
-				this.timeouts.getFirstToken(), problems);
-		if (this.breaker.getHalfOpenTimeout() != null && this.timeouts.getAttempt() != null
-				&& this.breaker.getHalfOpenTimeout().compareTo(this.timeouts.getAttempt()) <= 0) {
-			problems.add(new Problem(PREFIX + ".breaker.half-open-timeout",
-					this.breaker.getHalfOpenTimeout().toString(), "must be above " + PREFIX + ".timeouts.attempt ("
-							+ this.timeouts.getAttempt() + ") so that a trial can finish before it is given up"));
-		}
-		this.targets.forEach((name, target) -> {
-			Duration slowOverride = target.getBreaker().getSlowCallDuration();
-			Duration attemptOverride = target.getTimeouts().getAttempt();
-			if (slowOverride != null || attemptOverride != null) {
-				String targetPrefix = PREFIX + ".targets." + name;
-				requireSlowCallsBelowTimeout(
-						(slowOverride != null) ? targetPrefix + ".breaker.slow-call-duration"
-								: PREFIX + ".breaker.slow-call-duration",
-						(slowOverride != null) ? slowOverride : this.breaker.getSlowCallDuration(),
-						(attemptOverride != null) ? targetPrefix + ".timeouts.attempt" : PREFIX + ".timeouts.attempt",
-						(attemptOverride != null) ? attemptOverride : this.timeouts.getAttempt(), problems);
-			}
-			Duration slowFirstTokenOverride = target.getBreaker().getSlowFirstTokenDuration();
-			Duration firstTokenOverride = target.getTimeouts().getFirstToken();
-			if (slowFirstTokenOverride != null
-					|| (firstTokenOverride != null && this.breaker.getSlowFirstTokenDuration() != null)) {
-				String targetPrefix = PREFIX + ".targets." + name;
-				requireSlowCallsBelowTimeout(
-						(slowFirstTokenOverride != null) ? targetPrefix + ".breaker.slow-first-token-duration"
-								: PREFIX + ".breaker.slow-first-token-duration",
-						(slowFirstTokenOverride != null) ? slowFirstTokenOverride
-								: this.breaker.getSlowFirstTokenDuration(),
-						(firstTokenOverride != null) ? targetPrefix + ".timeouts.first-token"
-								: PREFIX + ".timeouts.first-token",
-						(firstTokenOverride != null) ? firstTokenOverride : this.timeouts.getFirstToken(), problems);
-			}
-		});
-		return problems;
-	}
-
-	/**
-	 * A degrading provider should open its breaker through the slow-call trip before its
-	 * calls start timing out, so the slow-call duration must sit below the timeout.
-	 */
-	private static void requireSlowCallsBelowTimeout(String slowProperty, @Nullable Duration slow,
-			String timeoutProperty, @Nullable Duration timeout, List<Problem> problems) {
-		if (slow != null && timeout != null && slow.compareTo(timeout) >= 0) {
-			problems.add(new Problem(slowProperty, slow.toString(), "must be below " + timeoutProperty + " (" + timeout
-					+ ") so that a slowing provider opens the breaker before its calls time out"));
-		}
-	}
-
-	static String quote(@Nullable Object value) {
-		return (value != null) ? "'" + value + "'" : "null";
-	}
-
-	/**
-	 * Build a settings record from property values, so that startup accepts exactly what
-	 * the record accepts. A component the record rejects becomes a problem naming that
-	 * component's property, unless an equal problem is listed already.
-	 * @param <T> the record
-	 * @param type the record's class, whose components may be named in its messages
-	 * @param propertyOf the property of each component, by component name
-	 * @param settings builds the record from the property values
-	 * @param problems where a rejection is added
-	 */
-	private static <T extends Record> void build(Class<T> type, Function<String, String> propertyOf,
-			Supplier<T> settings, List<Problem> problems) {
-		try {
-			settings.get();
-		}
-		catch (IllegalArgumentException ex) {
-			Problem problem = problem(type, propertyOf, ex.getMessage());
-			if (!problems.contains(problem)) {
-				problems.add(problem);
-			}
-		}
-	}
-
-	/**
-	 * The problem a settings record's message describes. A record's message starts with
-	 * the component's name, states the range, and ends with the value
-	 * ({@code "maxAttempts must be between 1 and 10, was 0"}); a component compared with
-	 * is named with its value in parentheses ({@code "at least backoffBase (PT0.5S)"}).
-	 * Each component name becomes its property.
-	 */
-	private static Problem problem(Class<? extends Record> type, Function<String, String> propertyOf,
-			@Nullable String message) {
-		String text = String.valueOf(message);
-		int space = text.indexOf(' ');
-		String component = (space > 0) ? text.substring(0, space) : "";
-		Set<String> components = new LinkedHashSet<>();
-		for (RecordComponent recordComponent : type.getRecordComponents()) {
-			components.add(recordComponent.getName());
-		}
-		if (!components.contains(component)) {
-			return new Problem(type.getSimpleName(), "", text);
-		}
-		int was = text.lastIndexOf(VALUE_MARK);
-		String value = (was > space) ? text.substring(was + VALUE_MARK.length()) : "";
-		String allowed = text.substring(space + 1, (was > space) ? was : text.length());
-		for (String other : components) {
-			allowed = Pattern.compile("\\b" + Pattern.quote(other) + " \\(")
-				.matcher(allowed)
-				.replaceAll(Matcher.quoteReplacement(propertyOf.apply(other) + " ("));
-		}
-		return new Problem(propertyOf.apply(component), value, allowed);
-	}
-
-	/**
-	 * The property of each component below the given prefix: {@code maxAttempts} is
-	 * {@code prefix.max-attempts}.
-	 */
-	private static Function<String, String> under(String prefix) {
-		return (component) -> prefix + "." + kebabCase(component);
-	}
-
-	/**
-	 * The property of each component of a per-target override: the target's own when it
-	 * sets the component, else the default's.
-	 */
-	private static Function<String, String> overriding(String targetPrefix, Set<String> overridden,
-			String defaultPrefix) {
-		return (component) -> (overridden.contains(component) ? targetPrefix : defaultPrefix) + "."
-				+ kebabCase(component);
-	}
-
-	private static String kebabCase(String component) {
-		StringBuilder name = new StringBuilder(component.length() + 4);
-		for (int i = 0; i < component.length(); i++) {
-			char c = component.charAt(i);
-			if (Character.isUpperCase(c)) {
-				name.append('-').append(Character.toLowerCase(c));
-			}
-			else {
-				name.append(c);
-			}
-		}
-		return name.toString();
-	}
-
-	private static <V> V orDefault(@Nullable V value, V defaultValue) {
-		return (value != null) ? value : defaultValue;
-	}
-
-	private static void addIfSet(Set<String> overridden, String component, @Nullable Object value) {
-		if (value != null) {
-			overridden.add(component);
-		}
-	}
-
 	/** One place a request can be served from. */
 	public static class TargetProperties {
 
@@ -512,26 +258,6 @@ public class LlmResilienceProperties implements InitializingBean {
 
 		public PriceProperties getPrice() {
 			return this.price;
-		}
-
-		void validate(String property, Breaker breakerDefaults, Timeouts timeoutDefaults, List<Problem> problems) {
-			checkName(property + ".provider", this.provider, problems);
-			checkName(property + ".account", this.account, problems);
-			checkName(property + ".model", this.model, problems);
-			checkName(property + ".region", this.region, problems);
-			if (this.provider == null || this.provider.isBlank()) {
-				problems.add(new Problem(property + ".provider", "null",
-						"every target needs a provider (provider id such as openai or anthropic)"));
-			}
-			if (this.model == null || this.model.isBlank()) {
-				problems.add(new Problem(property + ".model", quote(this.model), "must not be blank"));
-			}
-			if (this.region == null || this.region.isBlank()) {
-				problems.add(new Problem(property + ".region", quote(this.region), "must not be blank"));
-			}
-			this.breaker.validate(property + ".breaker", breakerDefaults, problems);
-			this.timeouts.validate(property + ".timeouts", timeoutDefaults, problems);
-			this.price.validate(property + ".price", problems);
 		}
 
 		@Override
@@ -687,23 +413,6 @@ public class LlmResilienceProperties implements InitializingBean {
 			return this.canary;
 		}
 
-		void validate(String property, List<Problem> problems) {
-			this.canary.validate(property + ".canary", null, problems);
-			Set<String> allowed = Set.of("provider", "model", "region", "account", "target");
-			if (this.failureDomain == null || this.failureDomain.isEmpty()
-					|| !allowed.containsAll(this.failureDomain)) {
-				problems.add(new Problem(property + ".failure-domain", String.valueOf(this.failureDomain),
-						"must list one or more of " + allowed));
-			}
-			build(BreakerSettings.class, under(property),
-					() -> new BreakerSettings(this.slidingWindowSize, this.minimumCalls, this.failureRateThreshold,
-							this.slowCallDuration, this.slowCallRateThreshold, this.openDuration, this.openDurationMax,
-							this.halfOpenCalls,
-							orDefault(this.slowFirstTokenDuration, BreakerSettings.DEFAULT_SLOW_FIRST_TOKEN),
-							this.halfOpenTimeout),
-					problems);
-		}
-
 	}
 
 	/**
@@ -813,47 +522,6 @@ public class LlmResilienceProperties implements InitializingBean {
 			return this.canary;
 		}
 
-		/** Whether no breaker setting is overridden (the canary is not one). */
-		boolean isEmpty() {
-			return this.slidingWindowSize == null && this.minimumCalls == null && this.failureRateThreshold == null
-					&& this.slowCallDuration == null && this.slowCallRateThreshold == null && this.openDuration == null
-					&& this.openDurationMax == null && this.slowFirstTokenDuration == null;
-		}
-
-		/**
-		 * Check the breaker this target gets: its overrides over the defaults. A rule
-		 * between an override and a default (open-duration-max at least open-duration)
-		 * names both properties.
-		 */
-		void validate(String property, Breaker defaults, List<Problem> problems) {
-			this.canary.validate(property + ".canary", defaults.getCanary(), problems);
-			if (isEmpty()) {
-				return;
-			}
-			Set<String> overridden = new LinkedHashSet<>();
-			addIfSet(overridden, "slidingWindowSize", this.slidingWindowSize);
-			addIfSet(overridden, "minimumCalls", this.minimumCalls);
-			addIfSet(overridden, "failureRateThreshold", this.failureRateThreshold);
-			addIfSet(overridden, "slowCallDuration", this.slowCallDuration);
-			addIfSet(overridden, "slowCallRateThreshold", this.slowCallRateThreshold);
-			addIfSet(overridden, "openDuration", this.openDuration);
-			addIfSet(overridden, "openDurationMax", this.openDurationMax);
-			addIfSet(overridden, "slowFirstTokenDuration", this.slowFirstTokenDuration);
-			build(BreakerSettings.class, overriding(property, overridden, PREFIX + ".breaker"),
-					() -> new BreakerSettings(orDefault(this.slidingWindowSize, defaults.getSlidingWindowSize()),
-							orDefault(this.minimumCalls, defaults.getMinimumCalls()),
-							orDefault(this.failureRateThreshold, defaults.getFailureRateThreshold()),
-							orDefault(this.slowCallDuration, defaults.getSlowCallDuration()),
-							orDefault(this.slowCallRateThreshold, defaults.getSlowCallRateThreshold()),
-							orDefault(this.openDuration, defaults.getOpenDuration()),
-							orDefault(this.openDurationMax, defaults.getOpenDurationMax()), defaults.getHalfOpenCalls(),
-							orDefault(this.slowFirstTokenDuration,
-									orDefault(defaults.getSlowFirstTokenDuration(),
-											BreakerSettings.DEFAULT_SLOW_FIRST_TOKEN)),
-							defaults.getHalfOpenTimeout()),
-					problems);
-		}
-
 	}
 
 	/**
@@ -942,49 +610,6 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.maxTokens = maxTokens;
 		}
 
-		/** Whether nothing is set here. */
-		boolean isEmpty() {
-			return this.enabled == null && this.prompt == null && this.timeout == null && this.judge == null
-					&& this.pattern == null && this.maxTokens == null;
-		}
-
-		/**
-		 * Whether the canary is on, over the given defaults (or none).
-		 * @param probe whether a CanaryProbe bean sends canaries
-		 */
-		boolean isOn(@Nullable Canary defaults, boolean probe) {
-			Boolean on = orDefault(this.enabled, (defaults != null) ? defaults.enabled : null);
-			if (on != null) {
-				return on;
-			}
-			return orDefault(this.prompt, (defaults != null) ? defaults.prompt : null) != null || probe;
-		}
-
-		/** The settings: these values over the given defaults (or none). */
-		CanarySettings toSettings(@Nullable Canary defaults) {
-			Canary base = (defaults != null) ? defaults : new Canary();
-			return new CanarySettings(orDefault(this.prompt, base.prompt),
-					orDefault(this.timeout, orDefault(base.timeout, CanarySettings.DEFAULT_TIMEOUT)),
-					orDefault(this.judge, orDefault(base.judge, CanarySettings.Judge.ANSWER)),
-					orDefault(this.pattern, base.pattern),
-					orDefault(this.maxTokens, orDefault(base.maxTokens, CanarySettings.DEFAULT_MAX_TOKENS)));
-		}
-
-		void validate(String property, @Nullable Canary defaults, List<Problem> problems) {
-			if (defaults != null && isEmpty()) {
-				return;
-			}
-			Set<String> overridden = new LinkedHashSet<>();
-			addIfSet(overridden, "prompt", this.prompt);
-			addIfSet(overridden, "timeout", this.timeout);
-			addIfSet(overridden, "judge", this.judge);
-			addIfSet(overridden, "pattern", this.pattern);
-			addIfSet(overridden, "maxTokens", this.maxTokens);
-			build(CanarySettings.class,
-					(defaults != null) ? overriding(property, overridden, PREFIX + ".breaker.canary") : under(property),
-					() -> toSettings(defaults), problems);
-		}
-
 	}
 
 	/** Same-target retries and the retry budget. */
@@ -1062,11 +687,6 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.budgetMinimum = budgetMinimum;
 		}
 
-		void validate(String property, List<Problem> problems) {
-			build(RetrySettings.class, under(property), () -> new RetrySettings(this.maxAttempts, this.backoffBase,
-					this.backoffMax, this.budgetRatio, this.budgetWindow, this.budgetMinimum), problems);
-		}
-
 	}
 
 	/** The throttle gate of each quota scope (account/model). */
@@ -1115,31 +735,12 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.minWait = minWait;
 		}
 
-		/** The settings these properties make (which check themselves). */
-		ThrottleSettings settings() {
-			return (this.minWait != null) ? new ThrottleSettings(this.defaultWait, this.maxWait, this.minWait)
-					: new ThrottleSettings(this.defaultWait, this.maxWait);
-		}
-
 		public Duration getQuotaThreshold() {
 			return this.quotaThreshold;
 		}
 
 		public void setQuotaThreshold(Duration quotaThreshold) {
 			this.quotaThreshold = quotaThreshold;
-		}
-
-		void validate(String property, List<Problem> problems) {
-			build(ThrottleSettings.class, under(property), this::settings, problems);
-			build(ClassifierSettings.class, under(property),
-					() -> new ClassifierSettings(Clock.systemUTC(), this.quotaThreshold, UnclassifiedListener.NONE),
-					problems);
-			// A rule between two records: a hint the gate would cut must not be a quota.
-			if (this.maxWait != null && this.quotaThreshold != null
-					&& this.quotaThreshold.compareTo(this.maxWait) < 0) {
-				problems.add(new Problem(property + ".quota-threshold", this.quotaThreshold.toString(),
-						"must be at least " + property + ".max-wait (" + this.maxWait + ")"));
-			}
 		}
 
 	}
@@ -1171,12 +772,6 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.maxPark = maxPark;
 		}
 
-		void validate(String property, List<Problem> problems) {
-			AccountSettings defaults = AccountSettings.defaults();
-			build(AccountSettings.class, under(property), () -> new AccountSettings(this.defaultPark, this.maxPark,
-					defaults.lockAfter(), defaults.lockDuration(), defaults.lockDurationMax()), problems);
-		}
-
 	}
 
 	/**
@@ -1184,9 +779,6 @@ public class LlmResilienceProperties implements InitializingBean {
 	 * of a namespace through Redis ({@code spring.data.redis.*}).
 	 */
 	public static class Fleet {
-
-		/** The namespace when neither it nor {@code spring.application.name} is set. */
-		static final String DEFAULT_NAMESPACE = "llm-resilience";
 
 		/**
 		 * Whether pods share state through Redis; needs Spring Data Redis with Lettuce
@@ -1307,22 +899,6 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.commandTimeout = commandTimeout;
 		}
 
-		/** The settings, with the namespace the application's name gives. */
-		FleetSettings settings(@Nullable String applicationName) {
-			String namespace = (this.namespace != null) ? this.namespace
-					: (applicationName != null && !applicationName.isBlank()) ? applicationName : DEFAULT_NAMESPACE;
-			return new FleetSettings(namespace, this.syncInterval, this.window, this.probeInterval, this.probeLease,
-					this.gateJitter, this.commandTimeout);
-		}
-
-		void validate(String property, List<Problem> problems) {
-			build(FleetSettings.class, under(property), () -> settings(DEFAULT_NAMESPACE), problems);
-			if (this.pod != null && !this.pod.matches("[A-Za-z0-9._-]{1,100}")) {
-				problems.add(new Problem(property + ".pod", quote(this.pod),
-						"must be 1 to 100 letters, digits, '.', '-' or '_'"));
-			}
-		}
-
 	}
 
 	/** Accounts locked by credential errors. */
@@ -1359,12 +935,6 @@ public class LlmResilienceProperties implements InitializingBean {
 
 		public void setLockDurationMax(Duration lockDurationMax) {
 			this.lockDurationMax = lockDurationMax;
-		}
-
-		void validate(String property, List<Problem> problems) {
-			AccountSettings defaults = AccountSettings.defaults();
-			build(AccountSettings.class, under(property), () -> new AccountSettings(defaults.defaultPark(),
-					defaults.maxPark(), this.lockAfter, this.lockDuration, this.lockDurationMax), problems);
 		}
 
 	}
@@ -1433,12 +1003,6 @@ public class LlmResilienceProperties implements InitializingBean {
 			return this.adaptive;
 		}
 
-		void validate(String property, List<Problem> problems) {
-			build(TimeoutSettings.class, under(property), () -> new TimeoutSettings(this.attempt, this.firstToken,
-					this.stall, AdaptiveSettings.defaults(), this.call), problems);
-			this.adaptive.validate(property + ".adaptive", problems);
-		}
-
 	}
 
 	/** How answers and exceptions are read. */
@@ -1471,42 +1035,6 @@ public class LlmResilienceProperties implements InitializingBean {
 
 		public void setRules(List<Rule> rules) {
 			this.rules = rules;
-		}
-
-		void validate(String property, List<Problem> problems) {
-			for (int i = 0; i < this.rules.size(); i++) {
-				Rule rule = this.rules.get(i);
-				String ruleProperty = property + ".rules[" + i + "]";
-				if (rule == null) {
-					problems.add(new Problem(ruleProperty, "null", "a rule needs an outcome and a condition"));
-					continue;
-				}
-				try {
-					rule.toRule();
-				}
-				catch (IllegalArgumentException ex) {
-					problems.add(ruleProblem(ruleProperty, String.valueOf(ex.getMessage())));
-				}
-			}
-		}
-
-		/**
-		 * The problem a rule's message describes: it starts with the component
-		 * ({@code outcome must be one of ..., was 'FOO'}), or with {@code rule} for the
-		 * rule as a whole.
-		 */
-		private static Problem ruleProblem(String ruleProperty, String message) {
-			int space = message.indexOf(' ');
-			String component = (space > 0) ? message.substring(0, space) : "";
-			String property = switch (component) {
-				case "provider", "status", "type", "outcome", "wait" -> ruleProperty + "." + component;
-				case "messageContains" -> ruleProperty + ".message-contains";
-				default -> ruleProperty;
-			};
-			int was = message.lastIndexOf(VALUE_MARK);
-			String value = (was > space) ? message.substring(was + VALUE_MARK.length()) : "";
-			String allowed = message.substring(space + 1, (was > space) ? was : message.length());
-			return new Problem(property, value, allowed);
 		}
 
 	}
@@ -1594,17 +1122,6 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.wait = wait;
 		}
 
-		/**
-		 * The rule these properties describe.
-		 * @throws IllegalArgumentException naming the component out of its range
-		 */
-		public ClassificationRule toRule() {
-			ClassificationRule parsed = ClassificationRule.parse(this.provider, this.status, this.type,
-					this.messageContains, this.outcome, null);
-			return new ClassificationRule(parsed.provider(), parsed.status(), parsed.type(), parsed.messageContains(),
-					parsed.outcome(), this.wait);
-		}
-
 	}
 
 	/**
@@ -1645,14 +1162,6 @@ public class LlmResilienceProperties implements InitializingBean {
 
 		public void setMaxDuration(Duration maxDuration) {
 			this.maxDuration = maxDuration;
-		}
-
-		OverloadSettings toSettings() {
-			return new OverloadSettings(this.enabled, this.defaultDuration, this.maxDuration);
-		}
-
-		void validate(String property, List<Problem> problems) {
-			build(OverloadSettings.class, under(property), this::toSettings, problems);
 		}
 
 	}
@@ -1756,15 +1265,6 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.adoptAfter = adoptAfter;
 		}
 
-		SpendSettings toSettings() {
-			return new SpendSettings(this.enabled, this.window, this.history, this.minWindows, this.minCalls,
-					this.openMultiple, this.alertMultiple, this.adoptAfter);
-		}
-
-		void validate(String property, List<Problem> problems) {
-			build(SpendSettings.class, under(property), this::toSettings, problems);
-		}
-
 	}
 
 	/**
@@ -1795,21 +1295,6 @@ public class LlmResilienceProperties implements InitializingBean {
 
 		public void setOutput(@Nullable Double output) {
 			this.output = output;
-		}
-
-		/** The price, or {@code null} when neither part is set. */
-		@Nullable Price toPrice() {
-			if (this.input == null && this.output == null) {
-				return null;
-			}
-			return new Price(orDefault(this.input, 0d), orDefault(this.output, 0d));
-		}
-
-		void validate(String property, List<Problem> problems) {
-			if (this.input != null || this.output != null) {
-				build(Price.class, under(property),
-						() -> new Price(orDefault(this.input, 0d), orDefault(this.output, 0d)), problems);
-			}
 		}
 
 	}
@@ -1887,11 +1372,6 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.floorRatio = floorRatio;
 		}
 
-		void validate(String property, List<Problem> problems) {
-			build(AdaptiveSettings.class, under(property), () -> new AdaptiveSettings(this.enabled, this.minSamples,
-					this.multiplier, this.floor, this.floorRatio), problems);
-		}
-
 	}
 
 	/** Per-target time limits; unset values take the llm.resilience.timeouts defaults. */
@@ -1930,23 +1410,6 @@ public class LlmResilienceProperties implements InitializingBean {
 
 		public void setStall(@Nullable Duration stall) {
 			this.stall = stall;
-		}
-
-		/** Check the time limits this target gets: its overrides over the defaults. */
-		void validate(String property, Timeouts defaults, List<Problem> problems) {
-			Set<String> overridden = new LinkedHashSet<>();
-			addIfSet(overridden, "attempt", this.attempt);
-			addIfSet(overridden, "firstToken", this.firstToken);
-			addIfSet(overridden, "stall", this.stall);
-			if (overridden.isEmpty()) {
-				return;
-			}
-			build(TimeoutSettings.class, overriding(property, overridden, PREFIX + ".timeouts"),
-					() -> new TimeoutSettings(orDefault(this.attempt, defaults.getAttempt()),
-							orDefault(this.firstToken, defaults.getFirstToken()),
-							orDefault(this.stall, defaults.getStall()), AdaptiveSettings.defaults(),
-							defaults.getCall()),
-					problems);
 		}
 
 	}
@@ -2027,59 +1490,6 @@ public class LlmResilienceProperties implements InitializingBean {
 			return this.learnedCapacityFloor;
 		}
 
-		/** The default pools, each overridden where configured, then the added ones. */
-		List<PoolSettings> poolSettings() {
-			List<PoolSettings> pools = new ArrayList<>();
-			Set<String> done = new HashSet<>();
-			for (PoolSettings defaults : PartitionSettings.defaultPools()) {
-				PoolProperties configured = this.classes.get(defaults.name());
-				pools.add((configured != null) ? configured.settings(defaults.name(), defaults) : defaults);
-				done.add(defaults.name());
-			}
-			this.classes.forEach((name, configured) -> {
-				if (!done.contains(name)) {
-					pools.add(configured.settings(name, null));
-				}
-			});
-			return pools;
-		}
-
-		/** The settings the engine gets. */
-		PartitionSettings settings() {
-			Map<String, Capacity> capacities = new LinkedHashMap<>();
-			this.capacity.forEach((scope, configured) -> capacities.put(scope, configured.capacity()));
-			return new PartitionSettings(this.enabled, poolSettings(), capacities, this.learnCapacity,
-					this.learnedCapacityFloor.capacity());
-		}
-
-		void validate(String property, Map<String, TargetProperties> targets, List<Problem> problems) {
-			int before = problems.size();
-			this.classes.forEach((name, configured) -> build(PoolSettings.class, under(property + ".classes." + name),
-					() -> configured.settings(name, null), problems));
-			this.capacity.forEach((scope, configured) -> build(Capacity.class,
-					under(property + ".capacity.[" + scope + "]"), configured::capacity, problems));
-			build(Capacity.class, under(property + ".learned-capacity-floor"), this.learnedCapacityFloor::capacity,
-					problems);
-			if (problems.size() > before) {
-				return;
-			}
-			build(PartitionSettings.class, (component) -> switch (component) {
-				case "pools" -> property + ".classes";
-				case "capacities" -> property + ".capacity";
-				case "learn" -> property + ".learn-capacity";
-				default -> property + "." + kebabCase(component);
-			}, this::settings, problems);
-			Set<String> scopes = new TreeSet<>();
-			targets.forEach((name, target) -> scopes
-				.add(((target.getAccount() != null && !target.getAccount().isBlank()) ? target.getAccount() : name)
-						+ "/" + target.getModel()));
-			this.capacity.keySet()
-				.stream()
-				.filter((scope) -> !scopes.contains(scope))
-				.forEach((scope) -> problems.add(new Problem(property + ".capacity.[" + scope + "]", quote(scope),
-						"must name the quota scope (account/model) of a configured target; known scopes: " + scopes)));
-		}
-
 	}
 
 	/** One pool. */
@@ -2124,31 +1534,6 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.maxQueued = maxQueued;
 		}
 
-		/**
-		 * The pool: what is set here over the defaults of a built-in pool; an added pool
-		 * ({@code defaults} null) must set its share, and waits like interactive.
-		 */
-		PoolSettings settings(String name, @Nullable PoolSettings defaults) {
-			PoolSettings base = (defaults != null) ? defaults : defaultsOf(name);
-			if (base == null && this.share == null) {
-				throw new IllegalArgumentException(
-						"share must be set for a pool of your own (1 to 100 percent)" + VALUE_MARK + "unset");
-			}
-			PoolSettings interactive = PoolSettings.interactive();
-			return new PoolSettings(name, orDefault(this.share, (base != null) ? base.share() : 0),
-					orDefault(this.maxWait, (base != null) ? base.maxWait() : interactive.maxWait()),
-					orDefault(this.maxQueued, (base != null) ? base.maxQueued() : PoolSettings.DEFAULT_MAX_QUEUED));
-		}
-
-		private static @Nullable PoolSettings defaultsOf(String name) {
-			for (PoolSettings pool : PartitionSettings.defaultPools()) {
-				if (pool.name().equals(name)) {
-					return pool;
-				}
-			}
-			return null;
-		}
-
 	}
 
 	/** The least a learned capacity may state. */
@@ -2182,10 +1567,6 @@ public class LlmResilienceProperties implements InitializingBean {
 			this.tokensPerMinute = tokensPerMinute;
 		}
 
-		Capacity capacity() {
-			return new Capacity(this.requestsPerMinute, this.tokensPerMinute);
-		}
-
 	}
 
 	/** What a quota scope may serve per minute. */
@@ -2213,10 +1594,6 @@ public class LlmResilienceProperties implements InitializingBean {
 
 		public void setTokensPerMinute(long tokensPerMinute) {
 			this.tokensPerMinute = tokensPerMinute;
-		}
-
-		Capacity capacity() {
-			return new Capacity(this.requestsPerMinute, this.tokensPerMinute);
 		}
 
 	}

@@ -141,7 +141,7 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 		properties.getFallbacks().forEach((chain, bean) -> {
 			if (properties.getChains().containsKey(chain) && !chains.containsKey(chain)) {
 				problems.add(new Problem(LlmResilienceProperties.PREFIX + ".fallbacks." + chain,
-						LlmResilienceProperties.quote(bean),
+						PropertiesSettings.quote(bean),
 						"is only used by a chain's Spring AI ChatModel, and no target of chain " + chain
 								+ " names a chat-model; pass the fallback to LlmResilience's execute, stream or call"));
 			}
@@ -206,7 +206,7 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 				}
 				catch (NoSuchBeanDefinitionException ex) {
 					problems.add(new Problem(LlmResilienceProperties.PREFIX + ".targets." + target + ".chat-model",
-							LlmResilienceProperties.quote(bean), "must name a Spring AI ChatModel bean"));
+							PropertiesSettings.quote(bean), "must name a Spring AI ChatModel bean"));
 				}
 			});
 			if (!problems.isEmpty()) {
@@ -226,11 +226,11 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 			ResolvableType required = ResolvableType.forClassWithGenerics(LlmFallback.class, ChatResponse.class);
 			if (!beanFactory.containsBean(name)) {
 				throw new InvalidLlmResiliencePropertiesException(List.of(new Problem(property,
-						LlmResilienceProperties.quote(name), "must name an LlmFallback<ChatResponse> bean")));
+						PropertiesSettings.quote(name), "must name an LlmFallback<ChatResponse> bean")));
 			}
 			if (!beanFactory.isTypeMatch(name, required)) {
 				throw new InvalidLlmResiliencePropertiesException(List
-					.of(new Problem(property, LlmResilienceProperties.quote(name),
+					.of(new Problem(property, PropertiesSettings.quote(name),
 							"must name an LlmFallback<ChatResponse> bean; that bean is " + typeOf(beanFactory, name))));
 			}
 			return (LlmFallback<ChatResponse>) beanFactory.getBean(name);

@@ -3,6 +3,7 @@ package io.github.llmresilience.breaker;
 import java.time.Duration;
 
 import io.github.llmresilience.timeout.internal.TimeLimits;
+import io.github.llmresilience.settings.InvalidSettingException;
 
 /**
  * The thresholds of one failure domain's breaker. Every duration is positive and at most
@@ -47,8 +48,8 @@ public record BreakerSettings(int slidingWindowSize, int minimumCalls, float fai
 		TimeLimits.requirePositive("openDuration", openDuration);
 		TimeLimits.requirePositive("openDurationMax", openDurationMax);
 		if (openDurationMax.compareTo(openDuration) < 0) {
-			throw new IllegalArgumentException(
-					"openDurationMax must be at least openDuration (" + openDuration + "), was " + openDurationMax);
+			throw new InvalidSettingException("openDurationMax", "must be at least", "openDuration", openDuration,
+					openDurationMax);
 		}
 		requireRange("halfOpenCalls", halfOpenCalls, 1, 100);
 		TimeLimits.requirePositive("slowFirstTokenDuration", slowFirstTokenDuration);
@@ -98,13 +99,13 @@ public record BreakerSettings(int slidingWindowSize, int minimumCalls, float fai
 
 	private static void requireRange(String name, int value, int min, int max) {
 		if (value < min || value > max) {
-			throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", was " + value);
+			throw new InvalidSettingException(name, "must be between " + min + " and " + max, value);
 		}
 	}
 
 	private static void requireRange(String name, float value, int min, int max) {
 		if (!(value >= min && value <= max)) {
-			throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", was " + value);
+			throw new InvalidSettingException(name, "must be between " + min + " and " + max, value);
 		}
 	}
 

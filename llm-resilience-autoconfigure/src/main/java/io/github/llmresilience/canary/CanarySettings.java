@@ -6,6 +6,7 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 import io.github.llmresilience.timeout.internal.TimeLimits;
+import io.github.llmresilience.settings.InvalidSettingException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -57,28 +58,29 @@ public record CanarySettings(@Nullable String prompt, Duration timeout, Judge ju
 	 */
 	public CanarySettings {
 		if (prompt != null && prompt.isBlank()) {
-			throw new IllegalArgumentException("prompt must not be blank, was '" + prompt + "'");
+			throw new InvalidSettingException("prompt", "must not be blank", "'" + prompt + "'");
 		}
 		TimeLimits.requirePositive("timeout", timeout);
 		if (timeout.compareTo(MAX_TIMEOUT) > 0) {
-			throw new IllegalArgumentException(
-					"timeout must be a positive duration of at most " + MAX_TIMEOUT + ", was " + timeout);
+			throw new InvalidSettingException("timeout", "must be a positive duration of at most " + MAX_TIMEOUT,
+					timeout);
 		}
 		Objects.requireNonNull(judge, "judge");
 		if (judge == Judge.REGEX) {
 			if (pattern == null || pattern.isEmpty()) {
-				throw new IllegalArgumentException("pattern must be set when the judge is regex, was " + pattern);
+				throw new InvalidSettingException("pattern", "must be set when the judge is regex", pattern);
 			}
 			try {
 				Pattern.compile(pattern);
 			}
 			catch (PatternSyntaxException ex) {
-				throw new IllegalArgumentException("pattern must be a regular expression (" + ex.getDescription()
-						+ " near index " + ex.getIndex() + "), was '" + pattern + "'");
+				throw new InvalidSettingException("pattern",
+						"must be a regular expression (" + ex.getDescription() + " near index " + ex.getIndex() + ")",
+						"'" + pattern + "'");
 			}
 		}
 		if (maxTokens < 1 || maxTokens > 4096) {
-			throw new IllegalArgumentException("maxTokens must be between 1 and 4096, was " + maxTokens);
+			throw new InvalidSettingException("maxTokens", "must be between 1 and 4096", maxTokens);
 		}
 	}
 

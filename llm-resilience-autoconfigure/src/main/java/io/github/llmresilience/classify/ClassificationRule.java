@@ -10,6 +10,7 @@ import java.util.Set;
 
 import io.github.llmresilience.classify.internal.WaitHints;
 import io.github.llmresilience.timeout.internal.TimeLimits;
+import io.github.llmresilience.settings.InvalidSettingException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -57,14 +58,14 @@ public record ClassificationRule(@Nullable String provider, @Nullable String sta
 		type = blankToNull(type);
 		messageContains = (messageContains != null && !messageContains.isEmpty()) ? messageContains : null;
 		if (outcome == null) {
-			throw new IllegalArgumentException("outcome is required: one of " + allowedOutcomes() + ", was null");
+			throw new InvalidSettingException("outcome", "is required: one of " + allowedOutcomes(), null);
 		}
 		if (!ALLOWED_OUTCOMES.contains(outcome)) {
-			throw new IllegalArgumentException("outcome must be one of " + allowedOutcomes() + ", was " + outcome);
+			throw new InvalidSettingException("outcome", "must be one of " + allowedOutcomes(), outcome);
 		}
 		if (provider == null && status == null && type == null && messageContains == null) {
-			throw new IllegalArgumentException("rule needs at least one condition: provider, status, type or "
-					+ "message-contains (a rule without one would classify every answer), was none");
+			throw new InvalidSettingException("rule", "needs at least one condition: provider, status, type or "
+					+ "message-contains (a rule without one would classify every answer)", "none");
 		}
 		if (status != null) {
 			statusRange(status);
@@ -143,8 +144,8 @@ public record ClassificationRule(@Nullable String provider, @Nullable String sta
 
 	private static Outcome outcome(@Nullable String name) {
 		if (name == null || name.isBlank()) {
-			throw new IllegalArgumentException("outcome is required: one of " + allowedOutcomes() + ", was "
-					+ ((name == null) ? "null" : "'" + name + "'"));
+			throw new InvalidSettingException("outcome", "is required: one of " + allowedOutcomes(),
+					(name == null) ? "null" : "'" + name + "'");
 		}
 		String normalized = name.strip().toUpperCase(Locale.ROOT).replace('-', '_');
 		for (Outcome outcome : Outcome.values()) {
@@ -152,7 +153,7 @@ public record ClassificationRule(@Nullable String provider, @Nullable String sta
 				return outcome;
 			}
 		}
-		throw new IllegalArgumentException("outcome must be one of " + allowedOutcomes() + ", was '" + name + "'");
+		throw new InvalidSettingException("outcome", "must be one of " + allowedOutcomes(), "'" + name + "'");
 	}
 
 	private static @Nullable Duration duration(@Nullable String text) {
@@ -178,8 +179,8 @@ public record ClassificationRule(@Nullable String provider, @Nullable String sta
 			}
 		}
 		if (parsed == null) {
-			throw new IllegalArgumentException(
-					"wait must be a duration such as 30s, 500ms, 2m, 1h, 1d or PT30S, was '" + text + "'");
+			throw new InvalidSettingException("wait", "must be a duration such as 30s, 500ms, 2m, 1h, 1d or PT30S",
+					"'" + text + "'");
 		}
 		return parsed;
 	}
@@ -209,14 +210,14 @@ public record ClassificationRule(@Nullable String provider, @Nullable String sta
 				return new int[] { code, code };
 			}
 		}
-		throw new IllegalArgumentException(
-				"status must be an HTTP status from 100 to 599 (429) or a class (4xx, 5xx), was '" + status + "'");
+		throw new InvalidSettingException("status",
+				"must be an HTTP status from 100 to 599 (429) or a class (4xx, 5xx)", "'" + status + "'");
 	}
 
 	private static void requireShort(String component, @Nullable String value) {
 		if (value != null && value.length() > MAX_TEXT) {
-			throw new IllegalArgumentException(
-					component + " must be at most " + MAX_TEXT + " characters, was " + value.length() + " characters");
+			throw new InvalidSettingException(component, "must be at most " + MAX_TEXT + " characters",
+					value.length() + " characters");
 		}
 	}
 

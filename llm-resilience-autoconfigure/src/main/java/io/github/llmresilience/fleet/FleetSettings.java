@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 import io.github.llmresilience.timeout.internal.TimeLimits;
+import io.github.llmresilience.settings.InvalidSettingException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,14 +36,13 @@ public record FleetSettings(String namespace, Duration syncInterval, Duration wi
 	public FleetSettings {
 		Objects.requireNonNull(namespace, "namespace");
 		if (!namespace.matches("[A-Za-z0-9._-]{1,100}")) {
-			throw new IllegalArgumentException(
-					"namespace must be 1 to 100 letters, digits, '.', '-' or '_', was '" + namespace + "'");
+			throw new InvalidSettingException("namespace", "must be 1 to 100 letters, digits, '.', '-' or '_'",
+					"'" + namespace + "'");
 		}
 		requireBetween("syncInterval", syncInterval, Duration.ofMillis(10), Duration.ofMinutes(1));
 		requireBetween("window", window, Duration.ofSeconds(1), Duration.ofHours(1));
 		if (window.compareTo(syncInterval) < 0) {
-			throw new IllegalArgumentException(
-					"window must be at least syncInterval (" + syncInterval + "), was " + window);
+			throw new InvalidSettingException("window", "must be at least", "syncInterval", syncInterval, window);
 		}
 		if (probeInterval != null) {
 			requireBetween("probeInterval", probeInterval, Duration.ofMillis(100), TimeLimits.MAX);
@@ -50,7 +50,7 @@ public record FleetSettings(String namespace, Duration syncInterval, Duration wi
 		requireBetween("probeLease", probeLease, Duration.ofSeconds(1), Duration.ofHours(1));
 		TimeLimits.requireNotNegative("gateJitter", gateJitter);
 		if (gateJitter.compareTo(Duration.ofSeconds(10)) > 0) {
-			throw new IllegalArgumentException("gateJitter must be between 0 and 10 s, was " + gateJitter);
+			throw new InvalidSettingException("gateJitter", "must be between 0 and 10 s", gateJitter);
 		}
 		requireBetween("commandTimeout", commandTimeout, Duration.ofMillis(10), Duration.ofMinutes(1));
 	}
@@ -66,7 +66,7 @@ public record FleetSettings(String namespace, Duration syncInterval, Duration wi
 
 	private static void requireBetween(String name, @Nullable Duration value, Duration min, Duration max) {
 		if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-			throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", was " + value);
+			throw new InvalidSettingException(name, "must be between " + min + " and " + max, value);
 		}
 	}
 

@@ -3,6 +3,7 @@ package io.github.llmresilience.overload;
 import java.time.Duration;
 
 import io.github.llmresilience.timeout.internal.TimeLimits;
+import io.github.llmresilience.settings.InvalidSettingException;
 
 /**
  * How long a provider stays marked overloaded after an answer that speaks for its whole
@@ -33,8 +34,8 @@ public record OverloadSettings(boolean enabled, Duration defaultDuration, Durati
 		TimeLimits.requirePositive("defaultDuration", defaultDuration);
 		TimeLimits.requirePositive("maxDuration", maxDuration);
 		if (defaultDuration.compareTo(maxDuration) > 0) {
-			throw new IllegalArgumentException(
-					"defaultDuration must not exceed maxDuration (" + maxDuration + "), was " + defaultDuration);
+			throw new InvalidSettingException("defaultDuration", "must not exceed", "maxDuration", maxDuration,
+					defaultDuration);
 		}
 	}
 

@@ -1,5 +1,7 @@
 package io.github.llmresilience.pool;
 
+import io.github.llmresilience.settings.InvalidSettingException;
+
 /**
  * What a quota scope may serve per minute, as the provider grants it. Zero in a dimension
  * means not known: that dimension is not partitioned.
@@ -22,12 +24,12 @@ public record Capacity(long requestsPerMinute, long tokensPerMinute) {
 
 	public Capacity {
 		if (requestsPerMinute < 0 || requestsPerMinute > MAX_PER_MINUTE) {
-			throw new IllegalArgumentException("requestsPerMinute must be zero or more and at most " + MAX_PER_MINUTE
-					+ ", was " + requestsPerMinute);
+			throw new InvalidSettingException("requestsPerMinute", "must be zero or more and at most " + MAX_PER_MINUTE,
+					requestsPerMinute);
 		}
 		if (tokensPerMinute < 0 || tokensPerMinute > MAX_PER_MINUTE) {
-			throw new IllegalArgumentException(
-					"tokensPerMinute must be zero or more and at most " + MAX_PER_MINUTE + ", was " + tokensPerMinute);
+			throw new InvalidSettingException("tokensPerMinute", "must be zero or more and at most " + MAX_PER_MINUTE,
+					tokensPerMinute);
 		}
 	}
 

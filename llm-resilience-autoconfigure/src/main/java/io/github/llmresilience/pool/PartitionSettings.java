@@ -6,6 +6,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.llmresilience.settings.InvalidSettingException;
+
 /**
  * How calls of each traffic class share a quota scope ({@code account/model}), and how
  * long they wait for it. A component out of its range fails construction.
@@ -47,7 +49,7 @@ public record PartitionSettings(boolean enabled, List<PoolSettings> pools, Map<S
 
 	public PartitionSettings {
 		if (learnedCapacityFloor == null) {
-			throw new IllegalArgumentException("learnedCapacityFloor must be set, was null");
+			throw new InvalidSettingException("learnedCapacityFloor", "must be set", null);
 		}
 		pools = List.copyOf(pools);
 		capacities = Collections.unmodifiableMap(new LinkedHashMap<>(capacities));
@@ -56,19 +58,18 @@ public record PartitionSettings(boolean enabled, List<PoolSettings> pools, Map<S
 		List<String> names = new ArrayList<>();
 		for (PoolSettings pool : pools) {
 			if (names.contains(pool.name())) {
-				throw new IllegalArgumentException("pools must have distinct names, was '" + pool.name() + "' twice");
+				throw new InvalidSettingException("pools", "must have distinct names", "'" + pool.name() + "' twice");
 			}
 			names.add(pool.name());
 			total += pool.share();
 			interactive |= pool.name().equals(PoolSettings.INTERACTIVE);
 		}
 		if (!interactive) {
-			throw new IllegalArgumentException("pools must include '" + PoolSettings.INTERACTIVE
-					+ "', the pool of a call that names none, was " + names);
+			throw new InvalidSettingException("pools",
+					"must include '" + PoolSettings.INTERACTIVE + "', the pool of a call that names none", names);
 		}
 		if (total > 100) {
-			throw new IllegalArgumentException(
-					"pools must have shares adding up to at most 100 (percent), was " + total);
+			throw new InvalidSettingException("pools", "must have shares adding up to at most 100 (percent)", total);
 		}
 	}
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.regex.Pattern;
 
 import io.github.llmresilience.timeout.internal.TimeLimits;
+import io.github.llmresilience.settings.InvalidSettingException;
 
 /**
  * One traffic class. A component out of its range fails construction.
@@ -36,11 +37,11 @@ public record PoolSettings(String name, int share, Duration maxWait, int maxQueu
 	public PoolSettings {
 		requireName("name", name);
 		if (share < 1 || share > 100) {
-			throw new IllegalArgumentException("share must be between 1 and 100 (percent), was " + share);
+			throw new InvalidSettingException("share", "must be between 1 and 100 (percent)", share);
 		}
 		TimeLimits.requireNotNegative("maxWait", maxWait);
 		if (maxQueued < 0 || maxQueued > 1_000_000) {
-			throw new IllegalArgumentException("maxQueued must be between 0 and 1000000, was " + maxQueued);
+			throw new InvalidSettingException("maxQueued", "must be between 0 and 1000000", maxQueued);
 		}
 	}
 
@@ -68,8 +69,8 @@ public record PoolSettings(String name, int share, Duration maxWait, int maxQueu
 	 */
 	public static String requireName(String component, String name) {
 		if (name == null || !NAME.matcher(name).matches()) {
-			throw new IllegalArgumentException(component + " must be 1 to 40 letters, digits, '-', '_' or '.', was "
-					+ ((name != null) ? "'" + name + "'" : null));
+			throw new InvalidSettingException(component, "must be 1 to 40 letters, digits, '-', '_' or '.'",
+					(name != null) ? "'" + name + "'" : null);
 		}
 		return name;
 	}

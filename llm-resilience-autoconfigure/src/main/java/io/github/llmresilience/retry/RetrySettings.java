@@ -3,6 +3,7 @@ package io.github.llmresilience.retry;
 import java.time.Duration;
 
 import io.github.llmresilience.timeout.internal.TimeLimits;
+import io.github.llmresilience.settings.InvalidSettingException;
 
 /**
  * Same-target retries. Every duration is at most {@link TimeLimits#MAX}; a component out
@@ -29,11 +30,10 @@ public record RetrySettings(int maxAttempts, Duration backoffBase, Duration back
 		TimeLimits.requireNotNegative("backoffBase", backoffBase);
 		TimeLimits.requireNotNegative("backoffMax", backoffMax);
 		if (backoffMax.compareTo(backoffBase) < 0) {
-			throw new IllegalArgumentException(
-					"backoffMax must be at least backoffBase (" + backoffBase + "), was " + backoffMax);
+			throw new InvalidSettingException("backoffMax", "must be at least", "backoffBase", backoffBase, backoffMax);
 		}
 		if (!(budgetRatio >= 0 && budgetRatio <= 1)) {
-			throw new IllegalArgumentException("budgetRatio must be between 0 and 1, was " + budgetRatio);
+			throw new InvalidSettingException("budgetRatio", "must be between 0 and 1", budgetRatio);
 		}
 		TimeLimits.requirePositive("budgetWindow", budgetWindow);
 		requireRange("budgetMinimum", budgetMinimum, 0, 1_000_000);
@@ -49,7 +49,7 @@ public record RetrySettings(int maxAttempts, Duration backoffBase, Duration back
 
 	private static void requireRange(String name, int value, int min, int max) {
 		if (value < min || value > max) {
-			throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", was " + value);
+			throw new InvalidSettingException(name, "must be between " + min + " and " + max, value);
 		}
 	}
 

@@ -1,5 +1,7 @@
 package io.github.llmresilience.spend;
 
+import io.github.llmresilience.settings.InvalidSettingException;
+
 /**
  * What a target's tokens cost, per million, in whatever currency the application bills in
  * (the trigger compares spend with itself, so the currency never matters). Held as
@@ -20,7 +22,7 @@ public record Price(double input, double output) {
 		requirePrice("input", input);
 		requirePrice("output", output);
 		if (input == 0 && output == 0) {
-			throw new IllegalArgumentException("output must be above 0 when input is 0, was 0.0");
+			throw new InvalidSettingException("output", "must be above 0 when input is 0", output);
 		}
 	}
 
@@ -31,7 +33,7 @@ public record Price(double input, double output) {
 
 	private static void requirePrice(String name, double value) {
 		if (!(value >= 0) || Double.isInfinite(value)) {
-			throw new IllegalArgumentException(name + " must be zero or positive (per million tokens), was " + value);
+			throw new InvalidSettingException(name, "must be zero or positive (per million tokens)", value);
 		}
 	}
 

@@ -2,6 +2,8 @@ package io.github.llmresilience.spend;
 
 import java.time.Duration;
 
+import io.github.llmresilience.settings.InvalidSettingException;
+
 /**
  * How the spend trigger judges each failure domain. Every window (aligned on the epoch,
  * so pods and restarts agree on its edges), a domain's spend per call (money at the
@@ -63,23 +65,22 @@ public record SpendSettings(boolean enabled, Duration window, int history, int m
 	 */
 	public SpendSettings {
 		if (window == null || window.compareTo(Duration.ofSeconds(1)) < 0 || window.compareTo(Duration.ofDays(1)) > 0) {
-			throw new IllegalArgumentException("window must be between 1 s and 1 day, was " + window);
+			throw new InvalidSettingException("window", "must be between 1 s and 1 day", window);
 		}
 		requireRange("history", history, 3, 1000);
 		if (minWindows < 1 || minWindows > history) {
-			throw new IllegalArgumentException(
-					"minWindows must be between 1 and history (" + history + "), was " + minWindows);
+			throw new InvalidSettingException("minWindows", "must be between 1 and", "history", history, minWindows);
 		}
 		requireRange("minCalls", minCalls, 1, 1_000_000);
 		if (!(alertMultiple > 1 && alertMultiple <= 1000)) {
-			throw new IllegalArgumentException("alertMultiple must be above 1 and at most 1000, was " + alertMultiple);
+			throw new InvalidSettingException("alertMultiple", "must be above 1 and at most 1000", alertMultiple);
 		}
 		if (!(openMultiple > 1 && openMultiple <= 1000)) {
-			throw new IllegalArgumentException("openMultiple must be above 1 and at most 1000, was " + openMultiple);
+			throw new InvalidSettingException("openMultiple", "must be above 1 and at most 1000", openMultiple);
 		}
 		if (!(openMultiple > alertMultiple)) {
-			throw new IllegalArgumentException(
-					"openMultiple must be above alertMultiple (" + alertMultiple + "), was " + openMultiple);
+			throw new InvalidSettingException("openMultiple", "must be above", "alertMultiple", alertMultiple,
+					openMultiple);
 		}
 		requireRange("adoptAfter", adoptAfter, 0, 1000);
 	}
@@ -107,7 +108,7 @@ public record SpendSettings(boolean enabled, Duration window, int history, int m
 
 	private static void requireRange(String name, int value, int min, int max) {
 		if (value < min || value > max) {
-			throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", was " + value);
+			throw new InvalidSettingException(name, "must be between " + min + " and " + max, value);
 		}
 	}
 

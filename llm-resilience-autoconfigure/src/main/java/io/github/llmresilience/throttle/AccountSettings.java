@@ -3,6 +3,7 @@ package io.github.llmresilience.throttle;
 import java.time.Duration;
 
 import io.github.llmresilience.timeout.internal.TimeLimits;
+import io.github.llmresilience.settings.InvalidSettingException;
 
 /**
  * How accounts are parked after a quota answer and locked after credential errors. Every
@@ -28,17 +29,16 @@ public record AccountSettings(Duration defaultPark, Duration maxPark, int lockAf
 		TimeLimits.requirePositive("defaultPark", defaultPark);
 		TimeLimits.requirePositive("maxPark", maxPark);
 		if (defaultPark.compareTo(maxPark) > 0) {
-			throw new IllegalArgumentException(
-					"defaultPark must not exceed maxPark (" + maxPark + "), was " + defaultPark);
+			throw new InvalidSettingException("defaultPark", "must not exceed", "maxPark", maxPark, defaultPark);
 		}
 		if (lockAfter < 1 || lockAfter > 100) {
-			throw new IllegalArgumentException("lockAfter must be between 1 and 100, was " + lockAfter);
+			throw new InvalidSettingException("lockAfter", "must be between 1 and 100", lockAfter);
 		}
 		TimeLimits.requirePositive("lockDuration", lockDuration);
 		TimeLimits.requirePositive("lockDurationMax", lockDurationMax);
 		if (lockDurationMax.compareTo(lockDuration) < 0) {
-			throw new IllegalArgumentException(
-					"lockDurationMax must be at least lockDuration (" + lockDuration + "), was " + lockDurationMax);
+			throw new InvalidSettingException("lockDurationMax", "must be at least", "lockDuration", lockDuration,
+					lockDurationMax);
 		}
 	}
 

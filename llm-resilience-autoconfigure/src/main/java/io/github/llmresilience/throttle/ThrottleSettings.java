@@ -3,6 +3,7 @@ package io.github.llmresilience.throttle;
 import java.time.Duration;
 
 import io.github.llmresilience.timeout.internal.TimeLimits;
+import io.github.llmresilience.settings.InvalidSettingException;
 
 /**
  * How long a rate-limited quota scope stays gated. A component out of its range fails
@@ -31,12 +32,11 @@ public record ThrottleSettings(Duration defaultWait, Duration maxWait, Duration 
 		TimeLimits.requirePositive("defaultWait", defaultWait);
 		TimeLimits.requirePositive("maxWait", maxWait);
 		if (defaultWait.compareTo(maxWait) > 0) {
-			throw new IllegalArgumentException(
-					"defaultWait must not exceed maxWait (" + maxWait + "), was " + defaultWait);
+			throw new InvalidSettingException("defaultWait", "must not exceed", "maxWait", maxWait, defaultWait);
 		}
 		if (minWait == null || minWait.isNegative() || minWait.compareTo(defaultWait) >= 0) {
-			throw new IllegalArgumentException(
-					"minWait must be zero or more and below defaultWait (" + defaultWait + "), was " + minWait);
+			throw new InvalidSettingException("minWait", "must be zero or more and below", "defaultWait", defaultWait,
+					minWait);
 		}
 	}
 

@@ -3,6 +3,7 @@ package io.github.llmresilience.timeout;
 import java.time.Duration;
 
 import io.github.llmresilience.timeout.internal.TimeLimits;
+import io.github.llmresilience.settings.InvalidSettingException;
 
 /**
  * How timeouts follow measured latency: once {@code minSamples} calls are recorded, a
@@ -35,7 +36,7 @@ public record AdaptiveSettings(boolean enabled, int minSamples, double multiplie
 	 */
 	public AdaptiveSettings {
 		if (minSamples < 1 || minSamples > 1_000_000) {
-			throw new IllegalArgumentException("minSamples must be between 1 and 1000000, was " + minSamples);
+			throw new InvalidSettingException("minSamples", "must be between 1 and 1000000", minSamples);
 		}
 		requireRange("multiplier", multiplier, 1, 100);
 		TimeLimits.requirePositive("floor", floor);
@@ -57,7 +58,7 @@ public record AdaptiveSettings(boolean enabled, int minSamples, double multiplie
 
 	private static void requireRange(String name, double value, int min, int max) {
 		if (!(value >= min && value <= max)) {
-			throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", was " + value);
+			throw new InvalidSettingException(name, "must be between " + min + " and " + max, value);
 		}
 	}
 

@@ -22,9 +22,7 @@ class AdaptiveTimeoutPropertiesTests {
 
 	@Test
 	void theDefaultsAreTheSettingsDefaults() {
-		this.runner.run((context) -> assertThat(
-				LlmResilienceAutoConfiguration.timeouts(context.getBean(LlmResilienceProperties.class).getTimeouts())
-					.adaptive())
+		this.runner.run((context) -> assertThat(context.getBean(PropertiesSettings.class).timeouts().adaptive())
 			.isEqualTo(AdaptiveSettings.defaults()));
 	}
 
@@ -34,9 +32,7 @@ class AdaptiveTimeoutPropertiesTests {
 			.withPropertyValues("llm.resilience.timeouts.adaptive.floor-ratio=0.5",
 					"llm.resilience.timeouts.adaptive.floor=2s")
 			.run((context) -> {
-				AdaptiveSettings adaptive = LlmResilienceAutoConfiguration
-					.timeouts(context.getBean(LlmResilienceProperties.class).getTimeouts())
-					.adaptive();
+				AdaptiveSettings adaptive = context.getBean(PropertiesSettings.class).timeouts().adaptive();
 				assertThat(adaptive.floorRatio()).isEqualTo(0.5);
 				assertThat(adaptive.floor()).isEqualTo(Duration.ofSeconds(2));
 			});

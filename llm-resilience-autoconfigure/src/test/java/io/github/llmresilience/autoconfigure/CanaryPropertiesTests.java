@@ -67,7 +67,8 @@ class CanaryPropertiesTests {
 		properties.getTargets().put("primary", new TargetProperties());
 		properties.getTargets().get("primary").setProvider("openai");
 		change.accept(properties);
-		assertThat(properties.validate()).contains(new Problem("llm.resilience." + property, value, allowed));
+		assertThat(PropertiesSettings.problems(properties))
+			.contains(new Problem("llm.resilience." + property, value, allowed));
 	}
 
 	static Stream<Arguments> outOfRange() {
@@ -98,7 +99,7 @@ class CanaryPropertiesTests {
 
 	@Test
 	void theDefaultsHaveNoCanaryProblem() {
-		assertThat(new LlmResilienceProperties().validate()).isEmpty();
+		assertThat(PropertiesSettings.problems(new LlmResilienceProperties())).isEmpty();
 	}
 
 	@Test

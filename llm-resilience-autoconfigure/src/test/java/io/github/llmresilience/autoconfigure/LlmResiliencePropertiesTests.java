@@ -26,7 +26,7 @@ class LlmResiliencePropertiesTests {
 
 	@Test
 	void theDefaultsHaveNoProblem() {
-		assertThat(new LlmResilienceProperties().validate()).isEmpty();
+		assertThat(PropertiesSettings.problems(new LlmResilienceProperties())).isEmpty();
 	}
 
 	@ParameterizedTest(name = "{1}")
@@ -202,7 +202,7 @@ class LlmResiliencePropertiesTests {
 	private static List<Problem> problems(Consumer<LlmResilienceProperties> change) {
 		LlmResilienceProperties properties = new LlmResilienceProperties();
 		change.accept(properties);
-		return properties.validate();
+		return PropertiesSettings.problems(properties);
 	}
 
 	private static TargetProperties target(LlmResilienceProperties properties) {

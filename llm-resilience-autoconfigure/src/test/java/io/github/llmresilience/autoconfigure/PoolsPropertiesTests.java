@@ -34,8 +34,8 @@ class PoolsPropertiesTests {
 			LlmResilienceProperties.Pools pools = context.getBean(LlmResilienceProperties.class).getPools();
 			assertThat(pools.isEnabled()).isFalse();
 			assertThat(pools.isLearnCapacity()).isTrue();
-			assertThat(pools.settings().pools()).containsExactly(PoolSettings.interactive(), PoolSettings.background(),
-					PoolSettings.evaluation());
+			assertThat(context.getBean(PropertiesSettings.class).pools().pools())
+				.containsExactly(PoolSettings.interactive(), PoolSettings.background(), PoolSettings.evaluation());
 			PoolState state = context.getBean(LlmResilience.class).pools();
 			assertThat(state.enabled()).isFalse();
 			assertThat(state.queued()).containsOnlyKeys("interactive", "background", "evaluation");
@@ -66,7 +66,7 @@ class PoolsPropertiesTests {
 					"llm.resilience.pools.classes.reindex.max-queued=10")
 			.run((context) -> {
 				LlmResilienceProperties.Pools pools = context.getBean(LlmResilienceProperties.class).getPools();
-				assertThat(pools.settings().pools()).containsExactly(
+				assertThat(context.getBean(PropertiesSettings.class).pools().pools()).containsExactly(
 						new PoolSettings("interactive", 65, Duration.ofSeconds(2), 1000),
 						new PoolSettings("background", 20, Duration.ofSeconds(300), 1000), PoolSettings.evaluation(),
 						new PoolSettings("reindex", 5, Duration.ofSeconds(2), 10));
@@ -119,14 +119,14 @@ class PoolsPropertiesTests {
 
 	@Test
 	void aLearnedCapacityHasAFloorByDefaultThatCanBeLoweredToNone() {
-		this.runner.run((context) -> assertThat(
-				context.getBean(LlmResilienceProperties.class).getPools().settings().learnedCapacityFloor())
-			.isEqualTo(PartitionSettings.DEFAULT_LEARNED_CAPACITY_FLOOR));
+		this.runner
+			.run((context) -> assertThat(context.getBean(PropertiesSettings.class).pools().learnedCapacityFloor())
+				.isEqualTo(PartitionSettings.DEFAULT_LEARNED_CAPACITY_FLOOR));
 		this.runner
 			.withPropertyValues("llm.resilience.pools.learned-capacity-floor.requests-per-minute=0",
 					"llm.resilience.pools.learned-capacity-floor.tokens-per-minute=0")
 			.run((context) -> {
-				PartitionSettings settings = context.getBean(LlmResilienceProperties.class).getPools().settings();
+				PartitionSettings settings = context.getBean(PropertiesSettings.class).pools();
 				assertThat(settings.learnedCapacityFloor()).isEqualTo(Capacity.UNKNOWN);
 				assertThat(settings.believable(new Capacity(1, 1))).isEqualTo(new Capacity(1, 1));
 			});

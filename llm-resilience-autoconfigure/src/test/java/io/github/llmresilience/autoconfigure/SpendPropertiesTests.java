@@ -35,7 +35,7 @@ class SpendPropertiesTests {
 		assertThat(spend.getOpenMultiple()).isEqualTo(3.0);
 		assertThat(spend.getAlertMultiple()).isEqualTo(2.0);
 		assertThat(spend.getAdoptAfter()).isEqualTo(6);
-		assertThat(new LlmResilienceProperties().validate()).isEmpty();
+		assertThat(PropertiesSettings.problems(new LlmResilienceProperties())).isEmpty();
 	}
 
 	@Test
@@ -47,11 +47,11 @@ class SpendPropertiesTests {
 				"llm.resilience.targets.primary.price.input=2.50", "llm.resilience.targets.primary.price.output=10.00")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				LlmResilienceProperties properties = context.getBean(LlmResilienceProperties.class);
-				assertThat(properties.getSpend().toSettings().window()).isEqualTo(Duration.ofMinutes(1));
-				assertThat(properties.getSpend().toSettings().alertMultiple()).isEqualTo(2.5);
-				assertThat(properties.getSpend().toSettings().adoptAfter()).isZero();
-				assertThat(properties.getTargets().get("primary").getPrice().toPrice())
+				PropertiesSettings settings = context.getBean(PropertiesSettings.class);
+				assertThat(settings.spend().window()).isEqualTo(Duration.ofMinutes(1));
+				assertThat(settings.spend().alertMultiple()).isEqualTo(2.5);
+				assertThat(settings.spend().adoptAfter()).isZero();
+				assertThat(settings.prices().get("primary"))
 					.isEqualTo(new io.github.llmresilience.spend.Price(2.5, 10));
 				assertThat(context.getBean(LlmResilience.class).state().target("primary").breaker().reason()).isNull();
 			});
@@ -112,8 +112,8 @@ class SpendPropertiesTests {
 	private static Problem problem(java.util.function.Consumer<LlmResilienceProperties> change) {
 		LlmResilienceProperties properties = new LlmResilienceProperties();
 		change.accept(properties);
-		assertThat(properties.validate()).hasSize(1);
-		return properties.validate().get(0);
+		assertThat(PropertiesSettings.problems(properties)).hasSize(1);
+		return PropertiesSettings.problems(properties).get(0);
 	}
 
 }

@@ -2,6 +2,8 @@ package io.github.llmresilience.timeout.internal;
 
 import java.time.Duration;
 
+import io.github.llmresilience.settings.InvalidSettingException;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,8 +29,8 @@ public final class TimeLimits {
 	 */
 	public static Duration requirePositive(String name, @Nullable Duration value) {
 		if (value == null || value.isNegative() || value.isZero() || value.compareTo(MAX) > 0) {
-			throw new IllegalArgumentException(
-					name + " must be a positive duration of at most " + MAX.toDays() + " days, was " + value);
+			throw new InvalidSettingException(name, "must be a positive duration of at most " + MAX.toDays() + " days",
+					value);
 		}
 		return value;
 	}
@@ -42,8 +44,8 @@ public final class TimeLimits {
 	 */
 	public static Duration requireNotNegative(String name, @Nullable Duration value) {
 		if (value == null || value.isNegative() || value.compareTo(MAX) > 0) {
-			throw new IllegalArgumentException(
-					name + " must be zero or a positive duration of at most " + MAX.toDays() + " days, was " + value);
+			throw new InvalidSettingException(name,
+					"must be zero or a positive duration of at most " + MAX.toDays() + " days", value);
 		}
 		return value;
 	}
