@@ -108,8 +108,4 @@ public record CanarySettings(@Nullable String prompt, Duration timeout, Judge ju
 		return new CanarySettings(this.prompt, this.timeout, Judge.REGEX, pattern, this.maxTokens);
 	}
 
-	public CanarySettings withMaxTokens(int maxTokens) {
-		return new CanarySettings(this.prompt, this.timeout, this.judge, this.pattern, maxTokens);
-	}
-
 }

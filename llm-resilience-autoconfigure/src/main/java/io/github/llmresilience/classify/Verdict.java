@@ -137,12 +137,6 @@ public final class Verdict {
 		return this.providerWide;
 	}
 
-	/** This verdict with another outcome, keeping hint, error type, rule and scope. */
-	public Verdict withOutcome(Outcome outcome) {
-		return (outcome == this.outcome) ? this
-				: new Verdict(outcome, this.waitHint, this.errorType, this.rule, this.providerWide);
-	}
-
 	/** This verdict, as decided by another rule ({@link #rule()}). */
 	public Verdict withRule(String rule) {
 		Objects.requireNonNull(rule, "rule");

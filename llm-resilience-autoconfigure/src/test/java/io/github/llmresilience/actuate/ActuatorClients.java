@@ -2,11 +2,18 @@ package io.github.llmresilience.actuate;
 
 import java.time.Duration;
 
+import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.target.Secret;
+import io.github.llmresilience.test.FakeProvider;
+
 import org.springframework.http.HttpHeaders;
+import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.web.reactive.server.WebTestClient;
+import org.springframework.web.reactive.function.client.WebClient;
 
 /**
- * Clients for the tests that talk to a running actuator over real HTTP.
+ * Clients for the tests that talk to a running actuator over real HTTP, and the call
+ * their application makes to a fake provider.
  *
  * <p>
  * An exchange waits for the server's answer, however long a busy machine takes to produce
@@ -40,6 +47,8 @@ final class ActuatorClients {
 	/** How long a test may run before it is reported as hung (never a latency budget). */
 	static final long HANG_MINUTES = 10;
 
+	private static final WebClient http = WebClient.create();
+
 	private ActuatorClients() {
 	}
 
@@ -51,6 +60,32 @@ final class ActuatorClients {
 		return oneConnectionPerRequest(WebTestClient.bindToServer()).baseUrl("http://127.0.0.1:" + port + path)
 			.responseTimeout(NO_DEADLINE)
 			.build();
+	}
+
+	/**
+	 * Point the targets {@code primary} and {@code secondary} at a fake provider (from a
+	 * test's {@code @DynamicPropertySource}).
+	 */
+	static void fakeProviderUrls(DynamicPropertyRegistry registry, FakeProvider provider) {
+		registry.add("llm.resilience.targets.primary.base-url", () -> provider.baseUrl("primary"));
+		registry.add("llm.resilience.targets.secondary.base-url", () -> provider.baseUrl("secondary"));
+	}
+
+	/**
+	 * A call on the chain {@code chat} the way an application writes it: WebClient, the
+	 * target's URL and key (when it has one). It waits for the executor's answer without
+	 * a deadline of its own: the executor bounds every attempt (its attempt timeout), and
+	 * how fast a busy machine gets there is not what these tests check.
+	 */
+	static String chat(LlmResilience resilience) {
+		return resilience.execute("chat",
+				(attempt) -> http.post().uri(attempt.target().baseUrl() + "/v1/chat/completions").headers((headers) -> {
+					Secret key = attempt.target().apiKey();
+					if (key != null) {
+						headers.setBearerAuth(key.reveal());
+					}
+				}).bodyValue("{\"model\":\"" + attempt.target().model() + "\"}").retrieve().bodyToMono(String.class))
+			.block();
 	}
 
 }

@@ -3,9 +3,9 @@ package io.github.llmresilience.actuate;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import io.github.llmresilience.actuate.ActuatorTestApplication.EventCollector;
 import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.change.internal.RecentStateChanges;
 import io.github.llmresilience.classify.ClassificationRule;
@@ -24,21 +24,15 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
-import org.springframework.boot.webtestclient.autoconfigure.WebTestClientBuilderCustomizer;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.event.EventListener;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
-import org.springframework.web.reactive.function.client.WebClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -50,17 +44,12 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * line, a count, an entry in the recent list, an application event). A rule from
  * {@code application.yml} is listed too.
  */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
-		classes = ClassificationRulesEndpointIntegrationTests.Application.class,
-		properties = { "llm.resilience.targets.primary.provider=openai", "llm.resilience.targets.primary.model=gpt-4o",
-				"llm.resilience.targets.secondary.provider=openai",
-				"llm.resilience.targets.secondary.model=gpt-4o-mini", "llm.resilience.chains.chat=primary,secondary",
-				"llm.resilience.retry.max-attempts=1", "llm.resilience.classification.rules[0].provider=anthropic",
-				"llm.resilience.classification.rules[0].status=529",
-				"llm.resilience.classification.rules[0].outcome=THROTTLED",
-				"llm.resilience.classification.rules[0].wait=30s",
-				"management.endpoints.web.exposure.include=llmresilience",
-				"management.endpoint.llmresilience.access=unrestricted", "spring.main.web-application-type=reactive" })
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, classes = ActuatorTestApplication.class, properties = {
+		ActuatorTestApplication.CHAT_CHAIN, "llm.resilience.retry.max-attempts=1",
+		"llm.resilience.classification.rules[0].provider=anthropic",
+		"llm.resilience.classification.rules[0].status=529", "llm.resilience.classification.rules[0].outcome=THROTTLED",
+		"llm.resilience.classification.rules[0].wait=30s", "management.endpoints.web.exposure.include=llmresilience",
+		"management.endpoint.llmresilience.access=unrestricted", "spring.main.web-application-type=reactive" })
 @AutoConfigureWebTestClient
 @ExtendWith(OutputCaptureExtension.class)
 @Timeout(value = ActuatorClients.HANG_MINUTES, unit = TimeUnit.MINUTES)
@@ -72,8 +61,6 @@ class ClassificationRulesEndpointIntegrationTests {
 			+ "\"finish_reason\":\"stop\"}]}";
 
 	private static final FakeProvider provider = new FakeProvider();
-
-	private final WebClient http = WebClient.create();
 
 	@Autowired
 	private WebTestClient client;
@@ -88,12 +75,11 @@ class ClassificationRulesEndpointIntegrationTests {
 	private RecentStateChanges recentChanges;
 
 	@Autowired
-	private Edits edits;
+	private EventCollector events;
 
 	@DynamicPropertySource
 	static void providerUrls(DynamicPropertyRegistry registry) {
-		registry.add("llm.resilience.targets.primary.base-url", () -> provider.baseUrl("primary"));
-		registry.add("llm.resilience.targets.secondary.base-url", () -> provider.baseUrl("secondary"));
+		ActuatorClients.fakeProviderUrls(registry, provider);
 	}
 
 	@AfterAll
@@ -111,7 +97,7 @@ class ClassificationRulesEndpointIntegrationTests {
 		rules.replace(List.of(rules.rules().get(rules.rules().size() - 1)), "test");
 		// A gate an earlier test's rule set is lifted.
 		this.resilience.operator().release("primary/gpt-4o");
-		this.edits.clear();
+		this.events.clear();
 	}
 
 	@Test
@@ -166,7 +152,7 @@ class ClassificationRulesEndpointIntegrationTests {
 		// One edit, told once everywhere.
 		assertThat(transitions() - countedBefore).isOne();
 		assertThat(this.recentChanges.list().get(0).kind()).isEqualTo(StateChange.Kind.CLASSIFICATION_RULES_EDITED);
-		assertThat(this.edits.all()).singleElement()
+		assertThat(edits()).singleElement()
 			.satisfies((edit) -> assertThat(edit.getDetail())
 				.isEqualTo("added rules[0]: status=418 type=teapot_error -> AVAILABILITY (2 in force, by operator)"));
 		assertThat(output.getOut())
@@ -179,7 +165,7 @@ class ClassificationRulesEndpointIntegrationTests {
 			.jsonPath("$.rules.length()")
 			.isEqualTo(1);
 		assertThat(catchThrowable(this::chat)).isInstanceOf(LlmRejectedException.class);
-		assertThat(this.edits.all()).hasSize(2);
+		assertThat(edits()).hasSize(2);
 	}
 
 	@Test
@@ -232,18 +218,11 @@ class ClassificationRulesEndpointIntegrationTests {
 			.isBadRequest();
 
 		assertThat(this.resilience.classificationRules().rules()).isSameAs(before);
-		assertThat(this.edits.all()).isEmpty();
+		assertThat(edits()).isEmpty();
 	}
 
 	private String chat() {
-		return this.resilience
-			.execute("chat",
-					(attempt) -> this.http.post()
-						.uri(attempt.target().baseUrl() + "/v1/chat/completions")
-						.bodyValue("{\"model\":\"" + attempt.target().model() + "\"}")
-						.retrieve()
-						.bodyToMono(String.class))
-			.block();
+		return ActuatorClients.chat(this.resilience);
 	}
 
 	private WebTestClient.ResponseSpec post(Map<String, ?> body) {
@@ -265,41 +244,9 @@ class ClassificationRulesEndpointIntegrationTests {
 		return (counter != null) ? counter.count() : 0;
 	}
 
-	@SpringBootConfiguration(proxyBeanMethods = false)
-	@EnableAutoConfiguration
-	static class Application {
-
-		@Bean
-		Edits edits() {
-			return new Edits();
-		}
-
-		// The autowired WebTestClient waits for every answer: see ActuatorClients.
-		@Bean
-		WebTestClientBuilderCustomizer noResponseDeadline() {
-			return (builder) -> builder.responseTimeout(ActuatorClients.NO_DEADLINE);
-		}
-
-	}
-
 	/** Every rule edit the application was told of, in order. */
-	static class Edits {
-
-		private final List<ClassificationRulesEditedEvent> events = new CopyOnWriteArrayList<>();
-
-		@EventListener
-		void on(ClassificationRulesEditedEvent event) {
-			this.events.add(event);
-		}
-
-		List<ClassificationRulesEditedEvent> all() {
-			return List.copyOf(this.events);
-		}
-
-		void clear() {
-			this.events.clear();
-		}
-
+	private List<ClassificationRulesEditedEvent> edits() {
+		return this.events.all(ClassificationRulesEditedEvent.class);
 	}
 
 }

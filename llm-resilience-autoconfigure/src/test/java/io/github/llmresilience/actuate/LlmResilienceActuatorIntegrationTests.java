@@ -5,9 +5,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import io.github.llmresilience.actuate.ActuatorTestApplication.EventCollector;
 import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.change.internal.RecentStateChanges;
 import io.github.llmresilience.context.event.AccountLockedEvent;
@@ -33,21 +33,15 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
-import org.springframework.boot.webtestclient.autoconfigure.WebTestClientBuilderCustomizer;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.event.EventListener;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
-import org.springframework.web.reactive.function.client.WebClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -58,16 +52,14 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * expiry. One application serves every test; each test starts from a clean state.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
-		classes = LlmResilienceActuatorIntegrationTests.Application.class,
-		properties = { "llm.resilience.targets.primary.provider=openai",
-				"llm.resilience.targets.primary.account=acct-a", "llm.resilience.targets.primary.model=gpt-4o",
+		classes = { ActuatorTestApplication.class, VirtualTime.class },
+		properties = { ActuatorTestApplication.CHAT_CHAIN, "llm.resilience.targets.primary.account=acct-a",
 				"llm.resilience.targets.primary.region=us",
 				"llm.resilience.targets.primary.api-key=" + LlmResilienceActuatorIntegrationTests.KEY,
-				"llm.resilience.targets.secondary.provider=openai", "llm.resilience.targets.secondary.account=acct-b",
-				"llm.resilience.targets.secondary.model=gpt-4o-mini", "llm.resilience.targets.secondary.region=eu",
+				"llm.resilience.targets.secondary.account=acct-b", "llm.resilience.targets.secondary.region=eu",
 				"llm.resilience.targets.secondary.api-key=" + LlmResilienceActuatorIntegrationTests.KEY,
-				"llm.resilience.chains.chat=primary,secondary", "llm.resilience.retry.max-attempts=1",
-				"llm.resilience.breaker.minimum-calls=2", "llm.resilience.breaker.sliding-window-size=2",
+				"llm.resilience.retry.max-attempts=1", "llm.resilience.breaker.minimum-calls=2",
+				"llm.resilience.breaker.sliding-window-size=2",
 				"management.endpoints.web.exposure.include=health,llmresilience",
 				// The writes are tested here: read-only is the default (see
 				// LlmResilienceEndpointAccessIntegrationTests).
@@ -107,8 +99,6 @@ class LlmResilienceActuatorIntegrationTests {
 
 	private static final FakeProvider provider = new FakeProvider();
 
-	private final WebClient http = WebClient.create();
-
 	@Autowired
 	private WebTestClient client;
 
@@ -129,8 +119,7 @@ class LlmResilienceActuatorIntegrationTests {
 
 	@DynamicPropertySource
 	static void providerUrls(DynamicPropertyRegistry registry) {
-		registry.add("llm.resilience.targets.primary.base-url", () -> provider.baseUrl("primary"));
-		registry.add("llm.resilience.targets.secondary.base-url", () -> provider.baseUrl("secondary"));
+		ActuatorClients.fakeProviderUrls(registry, provider);
 	}
 
 	@AfterAll
@@ -627,22 +616,8 @@ class LlmResilienceActuatorIntegrationTests {
 
 	// ---------------------------------------------------------------------------------
 
-	/**
-	 * A call the way an application writes it: WebClient, the target's URL and key. It
-	 * waits for the executor's answer without a deadline of its own: the executor bounds
-	 * every attempt (its attempt timeout), and how fast a busy machine gets there is not
-	 * what these tests check.
-	 */
 	private String chat() {
-		return this.resilience
-			.execute("chat",
-					(attempt) -> this.http.post()
-						.uri(attempt.target().baseUrl() + "/v1/chat/completions")
-						.headers((headers) -> headers.setBearerAuth(attempt.target().apiKey().reveal()))
-						.bodyValue("{\"model\":\"" + attempt.target().model() + "\"}")
-						.retrieve()
-						.bodyToMono(String.class))
-			.block();
+		return ActuatorClients.chat(this.resilience);
 	}
 
 	private WebTestClient.ResponseSpec post(String path, Map<String, ?> body) {
@@ -684,50 +659,6 @@ class LlmResilienceActuatorIntegrationTests {
 			count++;
 		}
 		return count;
-	}
-
-	@SpringBootConfiguration(proxyBeanMethods = false)
-	@EnableAutoConfiguration
-	static class Application {
-
-		@Bean
-		ManualTime llmResilienceClock() {
-			return new ManualTime();
-		}
-
-		@Bean
-		EventCollector eventCollector() {
-			return new EventCollector();
-		}
-
-		// The autowired WebTestClient waits for every answer, each on a connection of its
-		// own: see ActuatorClients.
-		@Bean
-		WebTestClientBuilderCustomizer noResponseDeadline() {
-			return (builder) -> ActuatorClients.oneConnectionPerRequest(builder)
-				.responseTimeout(ActuatorClients.NO_DEADLINE);
-		}
-
-	}
-
-	/** Every {@link LlmResilienceEvent} the application published, in order. */
-	static class EventCollector {
-
-		private final List<LlmResilienceEvent> events = new CopyOnWriteArrayList<>();
-
-		@EventListener
-		void on(LlmResilienceEvent event) {
-			this.events.add(event);
-		}
-
-		List<LlmResilienceEvent> all() {
-			return List.copyOf(this.events);
-		}
-
-		void clear() {
-			this.events.clear();
-		}
-
 	}
 
 }

@@ -12,8 +12,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -37,24 +35,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LlmResilienceEndpointAccessIntegrationTests {
 
 	@Nested
-	@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, classes = Application.class,
+	@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, classes = ActuatorTestApplication.class,
 			properties = "spring.main.web-application-type=reactive")
 	class WebFlux extends Checks {
 
 	}
 
 	@Nested
-	@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, classes = Application.class,
+	@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, classes = ActuatorTestApplication.class,
 			properties = "spring.main.web-application-type=servlet")
 	class Servlet extends Checks {
 
 	}
 
-	@TestPropertySource(properties = { "management.endpoints.web.exposure.include=health,llmresilience",
-			"llm.resilience.targets.primary.provider=openai", "llm.resilience.targets.primary.account=acct-a",
-			"llm.resilience.targets.primary.model=gpt-4o", "llm.resilience.targets.secondary.provider=openai",
-			"llm.resilience.targets.secondary.account=acct-b", "llm.resilience.targets.secondary.model=gpt-4o-mini",
-			"llm.resilience.chains.chat=primary,secondary" })
+	@TestPropertySource(properties = { ActuatorTestApplication.CHAT_CHAIN,
+			"management.endpoints.web.exposure.include=health,llmresilience",
+			"llm.resilience.targets.primary.account=acct-a", "llm.resilience.targets.secondary.account=acct-b" })
 	abstract static class Checks {
 
 		@LocalServerPort
@@ -118,12 +114,6 @@ class LlmResilienceEndpointAccessIntegrationTests {
 				.bodyValue(body)
 				.exchange();
 		}
-
-	}
-
-	@SpringBootConfiguration(proxyBeanMethods = false)
-	@EnableAutoConfiguration
-	static class Application {
 
 	}
 

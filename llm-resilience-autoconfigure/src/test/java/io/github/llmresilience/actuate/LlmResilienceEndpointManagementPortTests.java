@@ -14,8 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalManagementPort;
@@ -37,7 +35,7 @@ class LlmResilienceEndpointManagementPortTests {
 	// Tomcat (for the servlet tests) is on the class path next to Reactor Netty, and each
 	// offers a reactive management context factory: this application is on Netty.
 	@Nested
-	@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, classes = Application.class,
+	@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, classes = ActuatorTestApplication.class,
 			properties = { "spring.main.web-application-type=reactive",
 					"spring.autoconfigure.exclude=org.springframework.boot.tomcat.autoconfigure.actuate.web.server."
 							+ "TomcatReactiveManagementContextAutoConfiguration" })
@@ -46,17 +44,15 @@ class LlmResilienceEndpointManagementPortTests {
 	}
 
 	@Nested
-	@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, classes = Application.class,
+	@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, classes = ActuatorTestApplication.class,
 			properties = "spring.main.web-application-type=servlet")
 	class Servlet extends Checks {
 
 	}
 
-	@TestPropertySource(properties = { "management.server.port=0",
+	@TestPropertySource(properties = { ActuatorTestApplication.CHAT_CHAIN, "management.server.port=0",
 			"management.endpoints.web.exposure.include=llmresilience",
-			"management.endpoint.llmresilience.access=unrestricted", "llm.resilience.targets.primary.provider=openai",
-			"llm.resilience.targets.primary.model=gpt-4o", "llm.resilience.targets.secondary.provider=openai",
-			"llm.resilience.targets.secondary.model=gpt-4o-mini", "llm.resilience.chains.chat=primary,secondary" })
+			"management.endpoint.llmresilience.access=unrestricted" })
 	abstract static class Checks {
 
 		@LocalServerPort
@@ -117,12 +113,6 @@ class LlmResilienceEndpointManagementPortTests {
 				.bodyValue(body)
 				.exchange();
 		}
-
-	}
-
-	@SpringBootConfiguration(proxyBeanMethods = false)
-	@EnableAutoConfiguration
-	static class Application {
 
 	}
 

@@ -10,26 +10,21 @@ import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.state.ChainState;
 import io.github.llmresilience.test.FakeProvider;
 import io.github.llmresilience.test.FakeProvider.Reply;
-import io.github.llmresilience.test.ManualTime;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ApplicationContext;
-import org.springframework.context.annotation.Bean;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
 import org.springframework.web.context.WebApplicationContext;
-import org.springframework.web.reactive.function.client.WebClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -38,26 +33,20 @@ import static org.assertj.core.api.Assertions.assertThat;
  * context path, a base path and a path mapping of the application's own.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
-		classes = LlmResilienceServletActuatorIntegrationTests.Application.class,
-		properties = { "spring.main.web-application-type=servlet", "server.servlet.context-path=/app",
-				"management.endpoints.web.base-path=/ops",
+		classes = { ActuatorTestApplication.class, VirtualTime.class },
+		properties = { ActuatorTestApplication.CHAT_CHAIN, "spring.main.web-application-type=servlet",
+				"server.servlet.context-path=/app", "management.endpoints.web.base-path=/ops",
 				"management.endpoints.web.path-mapping.llmresilience=resilience",
 				"management.endpoints.web.exposure.include=llmresilience",
 				"management.endpoint.llmresilience.access=unrestricted",
-				"llm.resilience.targets.primary.provider=openai", "llm.resilience.targets.primary.model=gpt-4o",
 				"llm.resilience.targets.primary.api-key=sk-test-servlet",
-				"llm.resilience.targets.secondary.provider=openai",
-				"llm.resilience.targets.secondary.model=gpt-4o-mini",
-				"llm.resilience.targets.secondary.api-key=sk-test-servlet",
-				"llm.resilience.chains.chat=primary,secondary", "llm.resilience.retry.max-attempts=1" })
+				"llm.resilience.targets.secondary.api-key=sk-test-servlet", "llm.resilience.retry.max-attempts=1" })
 @Timeout(value = ActuatorClients.HANG_MINUTES, unit = TimeUnit.MINUTES)
 class LlmResilienceServletActuatorIntegrationTests {
 
 	private static final FakeProvider provider = new FakeProvider();
 
 	private static final String ENDPOINT = "/app/ops/resilience";
-
-	private final WebClient http = WebClient.create();
 
 	@LocalServerPort
 	private int port;
@@ -75,8 +64,7 @@ class LlmResilienceServletActuatorIntegrationTests {
 
 	@DynamicPropertySource
 	static void providerUrls(DynamicPropertyRegistry registry) {
-		registry.add("llm.resilience.targets.primary.base-url", () -> provider.baseUrl("primary"));
-		registry.add("llm.resilience.targets.secondary.base-url", () -> provider.baseUrl("secondary"));
+		ActuatorClients.fakeProviderUrls(registry, provider);
 	}
 
 	@AfterAll
@@ -157,15 +145,7 @@ class LlmResilienceServletActuatorIntegrationTests {
 	}
 
 	private String chat() {
-		return this.resilience
-			.execute("chat",
-					(attempt) -> this.http.post()
-						.uri(attempt.target().baseUrl() + "/v1/chat/completions")
-						.headers((headers) -> headers.setBearerAuth(attempt.target().apiKey().reveal()))
-						.bodyValue("{\"model\":\"" + attempt.target().model() + "\"}")
-						.retrieve()
-						.bodyToMono(String.class))
-			.block();
+		return ActuatorClients.chat(this.resilience);
 	}
 
 	private WebTestClient.ResponseSpec post(String path, Map<String, ?> body) {
@@ -182,17 +162,6 @@ class LlmResilienceServletActuatorIntegrationTests {
 			.isEqualTo("Bad Request")
 			.jsonPath("$.message")
 			.isEqualTo(message);
-	}
-
-	@SpringBootConfiguration(proxyBeanMethods = false)
-	@EnableAutoConfiguration
-	static class Application {
-
-		@Bean
-		ManualTime llmResilienceClock() {
-			return new ManualTime();
-		}
-
 	}
 
 }

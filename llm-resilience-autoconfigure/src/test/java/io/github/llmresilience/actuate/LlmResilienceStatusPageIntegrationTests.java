@@ -16,18 +16,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
-import org.springframework.boot.webtestclient.autoconfigure.WebTestClientBuilderCustomizer;
-import org.springframework.context.annotation.Bean;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
-import org.springframework.web.reactive.function.client.WebClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,17 +32,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and the traffic's seconds.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
-		classes = LlmResilienceStatusPageIntegrationTests.Application.class,
-		properties = { "llm.resilience.targets.primary.provider=openai",
-				"llm.resilience.targets.primary.account=acct-a", "llm.resilience.targets.primary.model=gpt-4o",
+		classes = { ActuatorTestApplication.class, VirtualTime.class },
+		properties = { ActuatorTestApplication.CHAT_CHAIN, "llm.resilience.targets.primary.account=acct-a",
 				"llm.resilience.targets.primary.api-key=" + LlmResilienceStatusPageIntegrationTests.KEY,
-				"llm.resilience.targets.secondary.provider=openai", "llm.resilience.targets.secondary.account=acct-b",
-				"llm.resilience.targets.secondary.model=gpt-4o-mini",
+				"llm.resilience.targets.secondary.account=acct-b",
 				"llm.resilience.targets.secondary.api-key=" + LlmResilienceStatusPageIntegrationTests.KEY,
-				"llm.resilience.chains.chat=primary,secondary", "llm.resilience.retry.max-attempts=1",
-				"llm.resilience.breaker.minimum-calls=2", "llm.resilience.breaker.sliding-window-size=4",
-				"llm.resilience.breaker.open-duration=30s", "llm.resilience.timeouts.attempt=20s",
-				"llm.resilience.status-page.enabled=true",
+				"llm.resilience.retry.max-attempts=1", "llm.resilience.breaker.minimum-calls=2",
+				"llm.resilience.breaker.sliding-window-size=4", "llm.resilience.breaker.open-duration=30s",
+				"llm.resilience.timeouts.attempt=20s", "llm.resilience.status-page.enabled=true",
 				"management.endpoints.web.exposure.include=llmresilience,llmresiliencepage",
 				"spring.main.web-application-type=reactive" })
 @AutoConfigureWebTestClient
@@ -60,8 +52,6 @@ class LlmResilienceStatusPageIntegrationTests {
 
 	private static final FakeProvider provider = new FakeProvider();
 
-	private final WebClient http = WebClient.create();
-
 	@Autowired
 	private WebTestClient client;
 
@@ -73,8 +63,7 @@ class LlmResilienceStatusPageIntegrationTests {
 
 	@DynamicPropertySource
 	static void providerUrls(DynamicPropertyRegistry registry) {
-		registry.add("llm.resilience.targets.primary.base-url", () -> provider.baseUrl("primary"));
-		registry.add("llm.resilience.targets.secondary.base-url", () -> provider.baseUrl("secondary"));
+		ActuatorClients.fakeProviderUrls(registry, provider);
 	}
 
 	@AfterAll
@@ -222,40 +211,13 @@ class LlmResilienceStatusPageIntegrationTests {
 	}
 
 	private void chat() {
-		this.resilience
-			.execute("chat",
-					(attempt) -> this.http.post()
-						.uri(attempt.target().baseUrl() + "/v1/chat/completions")
-						.headers((headers) -> headers.setBearerAuth(attempt.target().apiKey().reveal()))
-						.bodyValue("{\"model\":\"" + attempt.target().model() + "\"}")
-						.retrieve()
-						.bodyToMono(String.class))
-			.block();
+		ActuatorClients.chat(this.resilience);
 	}
 
 	private String body(String path) {
 		byte[] body = this.client.get().uri(path).exchange().expectBody().returnResult().getResponseBody();
 		assertThat(body).isNotEmpty();
 		return new String(body, StandardCharsets.UTF_8);
-	}
-
-	@SpringBootConfiguration(proxyBeanMethods = false)
-	@EnableAutoConfiguration
-	static class Application {
-
-		@Bean
-		ManualTime llmResilienceClock() {
-			return new ManualTime();
-		}
-
-		// The autowired WebTestClient waits for every answer, each on a connection of its
-		// own: see ActuatorClients.
-		@Bean
-		WebTestClientBuilderCustomizer noResponseDeadline() {
-			return (builder) -> ActuatorClients.oneConnectionPerRequest(builder)
-				.responseTimeout(ActuatorClients.NO_DEADLINE);
-		}
-
 	}
 
 }

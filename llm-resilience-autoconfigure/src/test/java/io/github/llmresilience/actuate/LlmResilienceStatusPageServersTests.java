@@ -6,8 +6,6 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalManagementPort;
@@ -26,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LlmResilienceStatusPageServersTests {
 
 	@Nested
-	@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, classes = Application.class,
+	@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, classes = ActuatorTestApplication.class,
 			properties = "spring.main.web-application-type=servlet")
 	class ServletOnTheApplicationsPort extends Checks {
 
@@ -43,7 +41,7 @@ class LlmResilienceStatusPageServersTests {
 	// Tomcat (for the servlet tests) is on the class path next to Reactor Netty, and each
 	// offers a reactive management context factory: this application is on Netty.
 	@Nested
-	@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, classes = Application.class,
+	@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, classes = ActuatorTestApplication.class,
 			properties = { "spring.main.web-application-type=reactive", "management.server.port=0",
 					"management.endpoints.web.base-path=/manage",
 					"spring.autoconfigure.exclude=org.springframework.boot.tomcat.autoconfigure.actuate.web.server."
@@ -71,7 +69,7 @@ class LlmResilienceStatusPageServersTests {
 	}
 
 	@Nested
-	@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, classes = Application.class,
+	@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, classes = ActuatorTestApplication.class,
 			properties = { "spring.main.web-application-type=servlet", "management.server.port=0" })
 	class ServletOnTheManagementPort extends Checks {
 
@@ -95,11 +93,8 @@ class LlmResilienceStatusPageServersTests {
 
 	}
 
-	@TestPropertySource(properties = { "llm.resilience.status-page.enabled=true",
-			"management.endpoints.web.exposure.include=llmresiliencepage",
-			"llm.resilience.targets.primary.provider=openai", "llm.resilience.targets.primary.model=gpt-4o",
-			"llm.resilience.targets.secondary.provider=openai", "llm.resilience.targets.secondary.model=gpt-4o-mini",
-			"llm.resilience.chains.chat=primary,secondary" })
+	@TestPropertySource(properties = { ActuatorTestApplication.CHAT_CHAIN, "llm.resilience.status-page.enabled=true",
+			"management.endpoints.web.exposure.include=llmresiliencepage" })
 	abstract static class Checks {
 
 		static void pageAndView(int port, String basePath) {
@@ -132,12 +127,6 @@ class LlmResilienceStatusPageServersTests {
 				.jsonPath("$.targets[1].name")
 				.isEqualTo("secondary");
 		}
-
-	}
-
-	@SpringBootConfiguration(proxyBeanMethods = false)
-	@EnableAutoConfiguration
-	static class Application {
 
 	}
 

@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import java.util.function.IntSupplier;
 
 import reactor.core.Disposable;
@@ -24,6 +25,11 @@ import reactor.core.scheduler.Scheduler;
  * Virtual time for tests: a {@link Clock} and a Reactor {@link Scheduler} that share one
  * "now", which moves only when the test says so. Timers (attempt timeouts, backoffs) run
  * on the thread that advances time, in due order.
+ *
+ * <p>
+ * Also, for the tests that need them: time that moves a little at every read
+ * ({@link #advanceOnEveryRead(Duration)}), time set back ({@link #rewind(Duration)}), and
+ * a view that is only a {@link Clock} ({@link #clock()}).
  */
 public final class ManualTime extends Clock implements Scheduler {
 
@@ -33,7 +39,12 @@ public final class ManualTime extends Clock implements Scheduler {
 
 	private long sequence;
 
+	private static final AtomicLongFieldUpdater<ManualTime> NOW_NANOS = AtomicLongFieldUpdater
+		.newUpdater(ManualTime.class, "nowNanos");
+
 	private volatile long nowNanos;
+
+	private volatile long stepOnReadNanos;
 
 	public ManualTime(Instant origin) {
 		this.origin = origin;
@@ -57,7 +68,19 @@ public final class ManualTime extends Clock implements Scheduler {
 
 	@Override
 	public Instant instant() {
-		return this.origin.plusNanos(this.nowNanos);
+		long step = this.stepOnReadNanos;
+		return this.origin.plusNanos((step != 0) ? NOW_NANOS.getAndAdd(this, step) : this.nowNanos);
+	}
+
+	/**
+	 * This time as a plain {@link Clock} that is not also a {@link Scheduler}: for an
+	 * application context, where a bean that is a {@code Scheduler} may be picked up as
+	 * the one to run timers on (the sample app's simulator runs its latencies on a
+	 * {@code Scheduler} bean when there is one) and would then wait for the test to move
+	 * time.
+	 */
+	public Clock clock() {
+		return new ClockView();
 	}
 
 	/** Time passed since the origin. */
@@ -96,6 +119,23 @@ public final class ManualTime extends Clock implements Scheduler {
 		if (target > this.nowNanos) {
 			this.nowNanos = target;
 		}
+	}
+
+	/**
+	 * From now on, every read of the clock moves time forward by {@code step} after
+	 * reading it, as the answers of one incident read slightly later "now"s on a real
+	 * clock. Concurrent readers each read a time of their own. Reads run no timer.
+	 */
+	public void advanceOnEveryRead(Duration step) {
+		this.stepOnReadNanos = step.toNanos();
+	}
+
+	/**
+	 * Move time backwards, as a wall clock set back (by NTP, by hand) does. No timer
+	 * runs, and pending timers keep their due times.
+	 */
+	public void rewind(Duration duration) {
+		NOW_NANOS.addAndGet(this, -duration.toNanos());
 	}
 
 	/**
@@ -242,6 +282,25 @@ public final class ManualTime extends Clock implements Scheduler {
 	@Override
 	public long now(TimeUnit unit) {
 		return unit.convert(Duration.between(Instant.EPOCH, instant()).toNanos(), TimeUnit.NANOSECONDS);
+	}
+
+	private final class ClockView extends Clock {
+
+		@Override
+		public ZoneId getZone() {
+			return ZoneOffset.UTC;
+		}
+
+		@Override
+		public Clock withZone(ZoneId zone) {
+			return this;
+		}
+
+		@Override
+		public Instant instant() {
+			return ManualTime.this.instant();
+		}
+
 	}
 
 	private static final class Task implements Comparable<Task>, Disposable, Runnable {

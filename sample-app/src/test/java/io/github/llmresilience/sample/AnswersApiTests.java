@@ -1,5 +1,6 @@
 package io.github.llmresilience.sample;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -11,6 +12,7 @@ import io.github.llmresilience.sample.jobs.JobState;
 import io.github.llmresilience.sample.simulator.Mode;
 import io.github.llmresilience.sample.simulator.TargetStats;
 import io.github.llmresilience.state.TargetState.BreakerState;
+import io.github.llmresilience.test.ManualTime;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -34,7 +36,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The answers and jobs APIs end to end: the app and its simulator on their own ports,
- * driven over HTTP. Time is a {@link TestClock} shared by llm-resilience, the simulator
+ * driven over HTTP. Time is a {@link ManualTime} shared by llm-resilience, the simulator
  * and the job queue, so a retry-after is waited for by moving it.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -43,6 +45,12 @@ import static org.awaitility.Awaitility.await;
 class AnswersApiTests {
 
 	private static final int SIMULATOR_PORT = TestSocketUtils.findAvailableTcpPort();
+
+	/**
+	 * The application's time (llm-resilience, the simulator, the job queue), which the
+	 * tests move.
+	 */
+	private static final ManualTime time = new ManualTime();
 
 	private static final Duration PATIENCE = Duration.ofSeconds(60);
 
@@ -54,9 +62,11 @@ class AnswersApiTests {
 	@TestConfiguration(proxyBeanMethods = false)
 	static class Time {
 
+		// Only a Clock: a ManualTime bean is a Reactor Scheduler too, which the simulator
+		// would run its latencies on.
 		@Bean
-		TestClock testClock() {
-			return new TestClock();
+		Clock testClock() {
+			return time.clock();
 		}
 
 	}
@@ -66,9 +76,6 @@ class AnswersApiTests {
 
 	@Autowired
 	private LlmResilience resilience;
-
-	@Autowired
-	private TestClock clock;
 
 	private final SimulatorAdmin simulator = new SimulatorAdmin(SIMULATOR_PORT);
 
@@ -140,7 +147,7 @@ class AnswersApiTests {
 		}
 		assertThat(this.simulator.stats("primary").requests()).isEqualTo(1);
 
-		this.clock.advance(Duration.ofSeconds(2));
+		time.advance(Duration.ofSeconds(2));
 		this.simulator.mode("primary", "{\"mode\": \"normal\"}");
 		ask("After the wait").expectStatus().isOk().expectBody().jsonPath("$.servedBy").isEqualTo("primary");
 		TargetStats primary = this.simulator.stats("primary");
@@ -282,11 +289,11 @@ class AnswersApiTests {
 			.until(() -> job(id), (job) -> job.state() == JobState.QUEUED && job.lastError() != null);
 		assertThat(waiting.attempts()).isZero();
 		assertThat(waiting.lastError()).startsWith("ai_unavailable");
-		assertThat(waiting.notBefore()).isAfter(this.clock.instant());
+		assertThat(waiting.notBefore()).isAfter(time.instant());
 
 		this.simulator.mode("primary", "{\"mode\": \"normal\"}");
 		this.simulator.mode("secondary", "{\"mode\": \"normal\"}");
-		this.clock.advanceTo(waiting.notBefore().plusSeconds(1));
+		time.advanceTo(waiting.notBefore().plusSeconds(1));
 		Job done = awaitJob(id, JobState.SUCCEEDED);
 		assertThat(done.attempts()).isZero();
 	}
@@ -354,7 +361,7 @@ class AnswersApiTests {
 	}
 
 	private long secondsUntil(Instant instant) {
-		Duration wait = Duration.between(this.clock.instant(), instant);
+		Duration wait = Duration.between(time.instant(), instant);
 		return wait.getSeconds() + ((wait.getNano() > 0) ? 1 : 0);
 	}
 

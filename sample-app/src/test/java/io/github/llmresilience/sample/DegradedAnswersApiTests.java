@@ -1,10 +1,12 @@
 package io.github.llmresilience.sample;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
 import io.github.llmresilience.execute.LlmResilience;
+import io.github.llmresilience.test.ManualTime;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -37,6 +39,12 @@ class DegradedAnswersApiTests {
 
 	private static final int SIMULATOR_PORT = TestSocketUtils.findAvailableTcpPort();
 
+	/**
+	 * The application's time (llm-resilience, the simulator, the job queue), which the
+	 * tests move.
+	 */
+	private static final ManualTime time = new ManualTime();
+
 	private static final Duration PATIENCE = Duration.ofSeconds(60);
 
 	@DynamicPropertySource
@@ -47,9 +55,11 @@ class DegradedAnswersApiTests {
 	@TestConfiguration(proxyBeanMethods = false)
 	static class Time {
 
+		// Only a Clock: a ManualTime bean is a Reactor Scheduler too, which the simulator
+		// would run its latencies on.
 		@Bean
-		TestClock testClock() {
-			return new TestClock();
+		Clock testClock() {
+			return time.clock();
 		}
 
 	}

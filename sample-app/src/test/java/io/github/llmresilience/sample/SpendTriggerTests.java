@@ -1,5 +1,6 @@
 package io.github.llmresilience.sample;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -11,6 +12,7 @@ import io.github.llmresilience.change.StateChangeListener;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.sample.simulator.Mode;
 import io.github.llmresilience.state.TargetState.BreakerState;
+import io.github.llmresilience.test.ManualTime;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -52,6 +54,12 @@ class SpendTriggerTests {
 	/** A question every 5 s: 12 a window. */
 	private static final Duration PACE = Duration.ofSeconds(5);
 
+	/**
+	 * The application's time (llm-resilience, the simulator, the job queue), which the
+	 * tests move.
+	 */
+	private static final ManualTime time = new ManualTime();
+
 	@DynamicPropertySource
 	static void simulatorPort(DynamicPropertyRegistry registry) {
 		registry.add("sample.simulator.port", () -> SIMULATOR_PORT);
@@ -60,9 +68,11 @@ class SpendTriggerTests {
 	@TestConfiguration(proxyBeanMethods = false)
 	static class Time {
 
+		// Only a Clock: a ManualTime bean is a Reactor Scheduler too, which the simulator
+		// would run its latencies on.
 		@Bean
-		TestClock testClock() {
-			return new TestClock();
+		Clock testClock() {
+			return time.clock();
 		}
 
 		@Bean
@@ -94,9 +104,6 @@ class SpendTriggerTests {
 	private LlmResilience resilience;
 
 	@Autowired
-	private TestClock clock;
-
-	@Autowired
 	private Events events;
 
 	private final SimulatorAdmin simulator = new SimulatorAdmin(SIMULATOR_PORT);
@@ -113,10 +120,10 @@ class SpendTriggerTests {
 			asked++;
 		}
 		this.simulator.mode("primary", "{\"mode\": \"longer\"}");
-		Instant changedAt = this.clock.instant();
+		Instant changedAt = time.instant();
 		Duration tookToOpen = null;
 		while (tookToOpen == null && asked < 200) {
-			Instant at = this.clock.instant();
+			Instant at = time.instant();
 			answered += ask("servedBy", "primary");
 			asked++;
 			if (status() != BreakerState.Status.CLOSED) {
@@ -160,7 +167,7 @@ class SpendTriggerTests {
 			.isEqualTo(servedBy)
 			.returnResult()
 			.getResponseBody();
-		this.clock.advance(PACE);
+		time.advance(PACE);
 		return (body != null) ? 1 : 0;
 	}
 

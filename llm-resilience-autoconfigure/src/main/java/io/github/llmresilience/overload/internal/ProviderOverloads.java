@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.llmresilience.change.StateChange;
@@ -116,17 +115,6 @@ public final class ProviderOverloads {
 	public @Nullable String reason(String provider, Instant now) {
 		Mark mark = this.marks.get(provider);
 		return (mark != null && mark.untilMillis() > now.toEpochMilli()) ? mark.reason() : null;
-	}
-
-	/** Every provider marked at {@code now}, with the end of its mark. */
-	public Map<String, Instant> marked(Instant now) {
-		Map<String, Instant> marked = new TreeMap<>();
-		this.marks.forEach((provider, mark) -> {
-			if (mark.untilMillis() > now.toEpochMilli()) {
-				marked.put(provider, Instant.ofEpochMilli(mark.untilMillis()));
-			}
-		});
-		return marked;
 	}
 
 	private record Mark(long untilMillis, String reason) {

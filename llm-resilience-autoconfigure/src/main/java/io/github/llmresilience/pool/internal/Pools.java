@@ -108,11 +108,6 @@ public final class Pools {
 				"the fleet's " + pods + " pods share every quota scope's capacity (were " + before + ")", null);
 	}
 
-	/** The pods sharing each scope's capacity. */
-	public int fleetSize() {
-		return this.pods;
-	}
-
 	// Drawing
 
 	/**

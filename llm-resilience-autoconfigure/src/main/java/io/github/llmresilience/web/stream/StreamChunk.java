@@ -11,8 +11,4 @@ import org.jspecify.annotations.Nullable;
  */
 public record StreamChunk(String text, @Nullable String finishReason) {
 
-	public boolean isLast() {
-		return this.finishReason != null;
-	}
-
 }

@@ -3,8 +3,6 @@ package io.github.llmresilience.throttle.internal;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,7 +13,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.change.internal.StateChanges;
@@ -193,7 +190,7 @@ class ThrottleGateIncidentTests {
 	@Test
 	void twoHundredConcurrentClosesPublishExactlyOneEvent() throws Exception {
 		// Every answer of the incident reads a slightly later "now", as on a real clock.
-		Clock ticking = new TickingClock(this.time.instant());
+		Clock ticking = ticking();
 		ThrottleGate gate = gate(ticking, ThrottleSettings.defaults());
 		ThrottleGate.Scope scope = gate.scope("prod/gpt-4o");
 		concurrently(IN_FLIGHT, () -> gate.gate(scope, Duration.ofSeconds(5), "rate_limit_exceeded"));
@@ -205,7 +202,7 @@ class ThrottleGateIncidentTests {
 
 	@Test
 	void twoHundredConcurrentParksPublishExactlyOneEvent() throws Exception {
-		Clock ticking = new TickingClock(this.time.instant());
+		Clock ticking = ticking();
 		Accounts accounts = accounts(ticking);
 		Accounts.AccountStatus account = accounts.account("prod");
 		concurrently(IN_FLIGHT, () -> accounts.park(account, null, "insufficient_quota"));
@@ -315,36 +312,10 @@ class ThrottleGateIncidentTests {
 	/**
 	 * A clock one millisecond later at every read: answers of one incident, spread out.
 	 */
-	private static final class TickingClock extends Clock {
-
-		private final long origin;
-
-		private final AtomicLong reads = new AtomicLong();
-
-		TickingClock(Instant origin) {
-			this.origin = origin.toEpochMilli();
-		}
-
-		@Override
-		public ZoneId getZone() {
-			return ZoneOffset.UTC;
-		}
-
-		@Override
-		public Clock withZone(ZoneId zone) {
-			return this;
-		}
-
-		@Override
-		public long millis() {
-			return this.origin + this.reads.getAndIncrement();
-		}
-
-		@Override
-		public Instant instant() {
-			return Instant.ofEpochMilli(millis());
-		}
-
+	private ManualTime ticking() {
+		ManualTime ticking = new ManualTime(this.time.instant());
+		ticking.advanceOnEveryRead(Duration.ofMillis(1));
+		return ticking;
 	}
 
 }

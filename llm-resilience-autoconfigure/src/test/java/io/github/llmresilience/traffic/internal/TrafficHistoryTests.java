@@ -3,13 +3,10 @@ package io.github.llmresilience.traffic.internal;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.IntStream;
 
 import io.github.llmresilience.classify.Outcome;
@@ -86,29 +83,11 @@ class TrafficHistoryTests {
 	@Test
 	void aClockThatGoesBackNeverOverwritesALaterSecond() {
 		Instant start = Instant.parse("2026-01-01T00:00:10Z");
-		AtomicReference<Instant> now = new AtomicReference<>(start);
-		Clock settable = new Clock() {
-
-			@Override
-			public ZoneId getZone() {
-				return ZoneOffset.UTC;
-			}
-
-			@Override
-			public Clock withZone(ZoneId zone) {
-				return this;
-			}
-
-			@Override
-			public Instant instant() {
-				return now.get();
-			}
-
-		};
+		ManualTime settable = new ManualTime(start);
 		TrafficHistory history = new TrafficHistory(settable, Duration.ofSeconds(10));
 		history.onAttempt("chat", PRIMARY, Verdict.success(), 1);
 		// Ten seconds back is the same slot: the earlier second must not evict the later.
-		now.set(start.minusSeconds(10));
+		settable.rewind(Duration.ofSeconds(10));
 		history.onAttempt("chat", PRIMARY, Verdict.of(Outcome.AVAILABILITY), 1);
 
 		TrafficHistory.Window window = history.window("primary", start);

@@ -104,9 +104,4 @@ public record DrillPlan(Kind kind, String chain, String target, int jobs, int co
 				this.breaker, this.maxAttempts, attemptDelay, this.retryAfterSeconds, this.jobInterval);
 	}
 
-	public DrillPlan withJobInterval(Duration jobInterval) {
-		return new DrillPlan(this.kind, this.chain, this.target, this.jobs, this.concurrency, this.incident, this.limit,
-				this.breaker, this.maxAttempts, this.attemptDelay, this.retryAfterSeconds, jobInterval);
-	}
-
 }
