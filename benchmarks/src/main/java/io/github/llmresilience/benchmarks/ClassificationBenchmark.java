@@ -9,7 +9,7 @@ import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
-import io.github.llmresilience.classify.internal.BuiltInClassifiers;
+import io.github.llmresilience.classify.vendor.BuiltInClassifiers;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
-import io.github.llmresilience.classify.internal.WaitHints;
+import io.github.llmresilience.classify.vendor.WaitHints;
 import io.github.llmresilience.timeout.internal.TimeLimits;
 import io.github.llmresilience.settings.InvalidSettingException;
 import org.jspecify.annotations.Nullable;

@@ -7,7 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
-import io.github.llmresilience.classify.internal.BuiltInClassifiers;
+import io.github.llmresilience.classify.vendor.BuiltInClassifiers;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -27,7 +27,8 @@ public final class ProviderResponse {
 	/**
 	 * The most bytes {@link #of(int, Map, byte[])} decodes, and the most characters
 	 * {@link #of(int, Map, String)} keeps; classifiers read no further (a JSON body is
-	 * read only as far as {@link JsonBody#MAX_CHARS}).
+	 * read only as far as
+	 * {@link io.github.llmresilience.classify.vendor.JsonBody#MAX_CHARS}).
 	 */
 	public static final int MAX_BODY_BYTES = 256 * 1024;
 

@@ -12,8 +12,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.llmresilience.classify.internal.BuiltInClassifiers;
-import io.github.llmresilience.classify.internal.WaitHints;
+import io.github.llmresilience.classify.vendor.BuiltInClassifiers;
+import io.github.llmresilience.classify.vendor.WaitHints;
 import io.github.llmresilience.test.SeededTries;
 import org.junit.jupiter.api.Test;
 

@@ -9,7 +9,7 @@ import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
-import io.github.llmresilience.classify.internal.BuiltInClassifiers;
+import io.github.llmresilience.classify.vendor.BuiltInClassifiers;
 import io.github.llmresilience.extract.ProviderAnswerException;
 import io.github.llmresilience.target.Target;
 import org.junit.jupiter.api.Test;

@@ -12,7 +12,7 @@ import com.openai.core.http.Headers;
 import com.openai.errors.RateLimitException;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
-import io.github.llmresilience.classify.internal.BuiltInClassifiers;
+import io.github.llmresilience.classify.vendor.BuiltInClassifiers;
 import io.github.llmresilience.extract.ErrorExtractors;
 import io.github.llmresilience.extract.OpenAiSdkErrorExtractor;
 import io.github.llmresilience.extract.SpringAiErrorExtractor;

@@ -115,17 +115,4 @@ final class StrictJson {
 		}
 	}
 
-	/**
-	 * The member of an object, or {@code null} when the node is no object or lacks it.
-	 */
-	static @Nullable Object member(@Nullable Object node, String key) {
-		return (node instanceof Map<?, ?> map) ? map.get(key) : null;
-	}
-
-	/** The elements of an array, or an empty list when the node is no array. */
-	@SuppressWarnings("unchecked")
-	static List<Object> elements(@Nullable Object node) {
-		return (node instanceof List<?> list) ? (List<Object>) list : List.of();
-	}
-
 }

@@ -15,6 +15,9 @@ import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.UnclassifiedListener;
 import io.github.llmresilience.classify.Verdict;
+import io.github.llmresilience.classify.vendor.JsonBody;
+import io.github.llmresilience.classify.vendor.VendorClassifier;
+import io.github.llmresilience.classify.vendor.WaitHints;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -125,7 +128,7 @@ public final class RuleClassifier implements ProviderErrorClassifier {
 				hint = rule.waitHint();
 			}
 		}
-		String errorType = BuiltInClassifier.sanitize(answer.types().isEmpty() ? null : answer.types().get(0));
+		String errorType = VendorClassifier.sanitize(answer.types().isEmpty() ? null : answer.types().get(0));
 		return Verdict.of(outcome, hint, errorType).withRule(name);
 	}
 
@@ -187,8 +190,8 @@ public final class RuleClassifier implements ProviderErrorClassifier {
 			String message = null;
 			for (Object node : new Object[] { error, failed, root }) {
 				if (message == null && node != null) {
-					message = BuiltInClassifier.firstText(JsonBody.text(node, "message"),
-							JsonBody.text(node, "Message"), JsonBody.text(node, "detail"));
+					message = VendorClassifier.firstText(JsonBody.text(node, "message"), JsonBody.text(node, "Message"),
+							JsonBody.text(node, "detail"));
 				}
 			}
 			return new Answer(List.copyOf(types), message,

@@ -1,6 +1,7 @@
 /**
- * The built-in classifiers of each provider's error format and the readers they use:
- * mechanisms, not API.
+ * The user's classification rules in front of a vendor's classifier, the listeners told
+ * of unclassified answers, and the recent ones: mechanisms, not API. The vendors' own
+ * classifiers are in {@code classify.vendor}.
  */
 @NullMarked
 package io.github.llmresilience.classify.internal;

@@ -1,12 +1,18 @@
 package io.github.llmresilience.pool.internal;
 
+import java.util.List;
 import java.util.function.Function;
 
+import io.github.llmresilience.classify.vendor.LimitHeaders;
+import io.github.llmresilience.classify.vendor.Vendor;
+import io.github.llmresilience.classify.vendor.Vendors;
 import io.github.llmresilience.pool.Capacity;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A quota scope's capacity as the provider states it on every answer: OpenAI and Azure's
+ * A quota scope's capacity as the provider states it on every answer, in the
+ * {@link Vendor#limitHeaders() headers} of the registered vendors, the first vendor's
+ * that states a value winning: today OpenAI and Azure's
  * {@code x-ratelimit-limit-requests} / {@code x-ratelimit-limit-tokens} (per minute),
  * Anthropic's {@code anthropic-ratelimit-requests-limit} /
  * {@code anthropic-ratelimit-tokens-limit}, or, without the latter, the smaller of
@@ -19,6 +25,9 @@ public final class CapacityHeaders {
 
 	private static final long MAX = 1_000_000_000_000L;
 
+	/** Every registered vendor's limit headers, in registration order. */
+	private static final List<LimitHeaders> FORMS = Vendors.distinct(Vendor::limitHeaders);
+
 	private CapacityHeaders() {
 	}
 
@@ -27,12 +36,15 @@ public final class CapacityHeaders {
 	 * @return the capacity the headers state, or {@code null} when they state none
 	 */
 	public static @Nullable Capacity read(Function<String, @Nullable String> header) {
-		long requests = first(header, "x-ratelimit-limit-requests", "anthropic-ratelimit-requests-limit");
-		long tokens = first(header, "x-ratelimit-limit-tokens", "anthropic-ratelimit-tokens-limit");
-		if (tokens == 0) {
-			long input = number(header, "anthropic-ratelimit-input-tokens-limit");
-			long output = number(header, "anthropic-ratelimit-output-tokens-limit");
-			tokens = (input > 0 && output > 0) ? Math.min(input, output) : Math.max(input, output);
+		long requests = 0;
+		long tokens = 0;
+		for (LimitHeaders form : FORMS) {
+			if (requests <= 0) {
+				requests = number(header, form.requestsLimit());
+			}
+			if (tokens <= 0) {
+				tokens = tokens(header, form);
+			}
 		}
 		return (requests > 0 || tokens > 0) ? new Capacity(Capacity.bounded(requests), Capacity.bounded(tokens)) : null;
 	}
@@ -44,14 +56,31 @@ public final class CapacityHeaders {
 	 * it says nothing.
 	 */
 	public static Capacity remaining(Function<String, @Nullable String> header) {
-		long requests = first(header, "x-ratelimit-remaining-requests", "anthropic-ratelimit-requests-remaining");
-		long tokens = first(header, "x-ratelimit-remaining-tokens", "anthropic-ratelimit-tokens-remaining");
+		long requests = 0;
+		long tokens = 0;
+		for (LimitHeaders form : FORMS) {
+			if (requests <= 0) {
+				requests = number(header, form.requestsRemaining());
+			}
+			if (tokens <= 0) {
+				tokens = number(header, form.tokensRemaining());
+			}
+		}
 		return new Capacity(Capacity.bounded(requests), Capacity.bounded(tokens));
 	}
 
-	private static long first(Function<String, @Nullable String> header, String name, String other) {
-		long value = number(header, name);
-		return (value > 0) ? value : number(header, other);
+	/**
+	 * The tokens per minute; without a total, the smaller of the input and output limits
+	 * where the vendor states them apart.
+	 */
+	private static long tokens(Function<String, @Nullable String> header, LimitHeaders form) {
+		long tokens = number(header, form.tokensLimit());
+		if (tokens == 0 && form.inputTokensLimit() != null && form.outputTokensLimit() != null) {
+			long input = number(header, form.inputTokensLimit());
+			long output = number(header, form.outputTokensLimit());
+			tokens = (input > 0 && output > 0) ? Math.min(input, output) : Math.max(input, output);
+		}
+		return tokens;
 	}
 
 	private static long number(Function<String, @Nullable String> header, String name) {

@@ -1,9 +1,16 @@
 package io.github.llmresilience.usage.internal;
 
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
 
 import io.github.llmresilience.classify.ProviderResponse;
+import io.github.llmresilience.classify.vendor.UsageFields;
+import io.github.llmresilience.classify.vendor.Vendor;
+import io.github.llmresilience.classify.vendor.Vendors;
 import io.github.llmresilience.usage.Usage;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JsonParser;
@@ -18,12 +25,13 @@ import tools.jackson.core.json.JsonFactory;
  * a long answer costs a scan, not a tree.
  *
  * <p>
- * The usage object is looked for where the vendors put it, at most three levels deep:
- * {@code usage} (OpenAI chat completions and responses, Azure OpenAI, Mistral, Anthropic,
- * Bedrock's Converse, Cohere v2), inside {@code message} (Anthropic's
- * {@code message_start} event) or {@code response} (OpenAI's {@code response.completed}
- * event), {@code usageMetadata} (Gemini and Vertex AI), and {@code meta.billed_units}
- * (Cohere v1). Its counts are read by the names those vendors use:
+ * The usage object is looked for where the {@link Vendors#REGISTERED registered} vendors
+ * put it ({@link Vendor#usageFields()}), at most three levels deep: {@code usage} (OpenAI
+ * chat completions and responses, Azure OpenAI, Mistral, Anthropic, Bedrock's Converse,
+ * Cohere v2), inside {@code message} (Anthropic's {@code message_start} event) or
+ * {@code response} (OpenAI's {@code response.completed} event), {@code usageMetadata}
+ * (Gemini and Vertex AI), and {@code meta.billed_units} (Cohere v1). Its counts are read
+ * by the names those vendors use:
  * <ul>
  * <li>input: {@code prompt_tokens}, {@code input_tokens}, {@code inputTokens},
  * {@code promptTokenCount}, plus Anthropic's {@code cache_creation_input_tokens} and
@@ -53,6 +61,22 @@ public final class UsageReader {
 	private static final JsonFactory JSON = JsonFactory.builder()
 		.streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build())
 		.build();
+
+	/** Every registered vendor's usage fields, in registration order. */
+	private static final List<UsageFields> FIELDS = Vendors.distinct(Vendor::usageFields);
+
+	private static final Set<String> CONTAINERS = union(FIELDS, UsageFields::containers);
+
+	private static final Map<String, Set<String>> NESTED_CONTAINERS = nested(FIELDS);
+
+	private static final Set<String> PREFERRED = union(FIELDS, UsageFields::preferred);
+
+	private static final Set<String> INPUT = union(FIELDS, UsageFields::input);
+
+	private static final Set<String> OUTPUT = union(FIELDS, UsageFields::output);
+
+	/** The container names: a body that names none of them is not parsed. */
+	private static final String[] MARKERS = markers();
 
 	private UsageReader() {
 	}
@@ -103,7 +127,12 @@ public final class UsageReader {
 	 * not parsed.
 	 */
 	private static boolean mayHoldUsage(String body) {
-		return body.contains("sage") || body.contains("billed_units");
+		for (String marker : MARKERS) {
+			if (body.contains(marker)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -135,8 +164,11 @@ public final class UsageReader {
 	}
 
 	private static boolean isContainer(String name, @Nullable String parent) {
-		return "usage".equals(name) || "usageMetadata".equals(name)
-				|| ("billed_units".equals(name) && "meta".equals(parent));
+		if (CONTAINERS.contains(name)) {
+			return true;
+		}
+		Set<String> parents = NESTED_CONTAINERS.get(name);
+		return parents != null && parent != null && parents.contains(parent);
 	}
 
 	/** Read the counts of a usage object whose {@code START_OBJECT} was read. */
@@ -150,7 +182,7 @@ public final class UsageReader {
 			String name = parser.currentName();
 			JsonToken value = parser.nextToken();
 			if (value == JsonToken.START_OBJECT) {
-				if ("billed_units".equals(name)) {
+				if (PREFERRED.contains(name)) {
 					billed = counts(parser);
 				}
 				else {
@@ -166,19 +198,13 @@ public final class UsageReader {
 			if (count < 0) {
 				continue;
 			}
-			switch (name) {
-				case "prompt_tokens", "input_tokens", "inputTokens", "promptTokenCount", "cache_creation_input_tokens",
-						"cache_read_input_tokens", "toolUsePromptTokenCount" -> {
-					input = add(input, count);
-					any = true;
-				}
-				case "completion_tokens", "output_tokens", "outputTokens", "candidatesTokenCount",
-						"thoughtsTokenCount" -> {
-					output = add(output, count);
-					any = true;
-				}
-				default -> {
-				}
+			if (INPUT.contains(name)) {
+				input = add(input, count);
+				any = true;
+			}
+			else if (OUTPUT.contains(name)) {
+				output = add(output, count);
+				any = true;
 			}
 		}
 		if (billed != null) {
@@ -211,15 +237,20 @@ public final class UsageReader {
 	}
 
 	private static @Nullable Usage fromHeaders(Map<String, List<String>> headers) {
-		long input = header(headers, "x-amzn-bedrock-input-token-count");
-		long output = header(headers, "x-amzn-bedrock-output-token-count");
-		if (input < 0 && output < 0) {
-			return null;
+		for (UsageFields fields : FIELDS) {
+			long input = header(headers, fields.inputHeader());
+			long output = header(headers, fields.outputHeader());
+			if (input >= 0 || output >= 0) {
+				return new Usage(Math.max(input, 0), Math.max(output, 0));
+			}
 		}
-		return new Usage(Math.max(input, 0), Math.max(output, 0));
+		return null;
 	}
 
-	private static long header(Map<String, List<String>> headers, String name) {
+	private static long header(Map<String, List<String>> headers, @Nullable String name) {
+		if (name == null) {
+			return -1;
+		}
 		List<String> values = headers.get(name);
 		if (values == null || values.isEmpty() || values.get(0) == null) {
 			return -1;
@@ -231,6 +262,29 @@ public final class UsageReader {
 		catch (NumberFormatException ex) {
 			return -1;
 		}
+	}
+
+	private static Set<String> union(List<UsageFields> fields, Function<UsageFields, Set<String>> part) {
+		Set<String> union = new HashSet<>();
+		fields.forEach((each) -> union.addAll(part.apply(each)));
+		return Set.copyOf(union);
+	}
+
+	private static Map<String, Set<String>> nested(List<UsageFields> fields) {
+		Map<String, Set<String>> nested = new HashMap<>();
+		for (UsageFields each : fields) {
+			each.nestedContainers()
+				.forEach((name, parents) -> nested.computeIfAbsent(name, (key) -> new HashSet<>()).addAll(parents));
+		}
+		Map<String, Set<String>> copy = new HashMap<>();
+		nested.forEach((name, parents) -> copy.put(name, Set.copyOf(parents)));
+		return Map.copyOf(copy);
+	}
+
+	private static String[] markers() {
+		Set<String> markers = new HashSet<>(CONTAINERS);
+		markers.addAll(NESTED_CONTAINERS.keySet());
+		return markers.toArray(String[]::new);
 	}
 
 }

@@ -1,7 +1,10 @@
 package io.github.llmresilience.web.stream;
 
-import io.github.llmresilience.classify.ProviderResponse;
-import io.github.llmresilience.classify.internal.JsonBody;
+import java.util.Objects;
+
+import io.github.llmresilience.classify.vendor.StreamDecoder;
+import io.github.llmresilience.classify.vendor.StreamPiece;
+import io.github.llmresilience.classify.vendor.anthropic.Anthropic;
 import io.github.llmresilience.extract.ProviderAnswerException;
 import reactor.core.publisher.Flux;
 
@@ -30,6 +33,9 @@ public final class AnthropicMessageStream {
 	public static final ParameterizedTypeReference<ServerSentEvent<String>> EVENTS = new ParameterizedTypeReference<>() {
 	};
 
+	/** The vendor's decoder, in its folder; this class adapts it to Reactor. */
+	private static final StreamDecoder DECODER = Objects.requireNonNull(Anthropic.ANTHROPIC.streamDecoder());
+
 	private AnthropicMessageStream() {
 	}
 
@@ -39,32 +45,13 @@ public final class AnthropicMessageStream {
 	 */
 	public static Flux<StreamChunk> chunks(Flux<ServerSentEvent<String>> events) {
 		return events.<StreamChunk>handle((event, sink) -> {
-			String data = (event.data() != null) ? event.data() : "";
-			Object json = JsonBody.parse(data);
-			String type = (event.event() != null) ? event.event() : JsonBody.text(json, "type");
-			if (type == null) {
-				return;
-			}
-			switch (type) {
-				case "error" -> sink.error(new ProviderAnswerException(ProviderResponse.streamEvent("error", data)));
-				case "content_block_delta" -> {
-					String text = JsonBody.text(json, "delta", "text");
-					if (text != null && !text.isEmpty()) {
-						sink.next(new StreamChunk(text, null));
-					}
-				}
-				case "message_delta" -> {
-					String stop = JsonBody.text(json, "delta", "stop_reason");
-					if ("refusal".equals(stop)) {
-						sink.error(new ProviderAnswerException(ProviderResponse.streamEvent(type, data)));
-					}
-					else if (stop != null) {
-						sink.next(new StreamChunk("", stop));
-					}
-				}
-				case "message_stop" -> sink.complete();
+			StreamPiece piece = DECODER.decode(event.event(), event.data());
+			switch (piece.kind()) {
+				case TEXT -> sink.next(new StreamChunk(piece.text(), piece.finishReason()));
+				case END -> sink.complete();
+				case FAILURE -> sink.error(new ProviderAnswerException(Objects.requireNonNull(piece.failure())));
 				default -> {
-					// message_start, content_block_start/stop, ping: nothing to hand on.
+					// Nothing to hand on.
 				}
 			}
 		});

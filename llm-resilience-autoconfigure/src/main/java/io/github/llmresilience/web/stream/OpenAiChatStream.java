@@ -1,11 +1,11 @@
 package io.github.llmresilience.web.stream;
 
-import java.util.List;
+import java.util.Objects;
 
-import io.github.llmresilience.classify.ProviderResponse;
-import io.github.llmresilience.classify.internal.JsonBody;
+import io.github.llmresilience.classify.vendor.StreamDecoder;
+import io.github.llmresilience.classify.vendor.StreamPiece;
+import io.github.llmresilience.classify.vendor.openai.OpenAi;
 import io.github.llmresilience.extract.ProviderAnswerException;
-import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 
 import org.springframework.core.ParameterizedTypeReference;
@@ -32,6 +32,9 @@ public final class OpenAiChatStream {
 	public static final ParameterizedTypeReference<ServerSentEvent<String>> EVENTS = new ParameterizedTypeReference<>() {
 	};
 
+	/** The vendor's decoder, in its folder; this class adapts it to Reactor. */
+	private static final StreamDecoder DECODER = Objects.requireNonNull(OpenAi.OPENAI.streamDecoder());
+
 	private OpenAiChatStream() {
 	}
 
@@ -41,34 +44,14 @@ public final class OpenAiChatStream {
 	 */
 	public static Flux<StreamChunk> chunks(Flux<ServerSentEvent<String>> events) {
 		return events.<StreamChunk>handle((event, sink) -> {
-			String data = event.data();
-			if (data == null || data.isBlank()) {
-				return;
-			}
-			if ("[DONE]".equals(data.trim())) {
-				sink.complete();
-				return;
-			}
-			Object json = JsonBody.parse(data);
-			String type = JsonBody.text(json, "type");
-			if ("error".equals(event.event()) || JsonBody.member(json, "error") != null || "error".equals(type)
-					|| "response.failed".equals(type)) {
-				sink.error(new ProviderAnswerException(ProviderResponse.streamEvent(event.event(), data)));
-				return;
-			}
-			List<@Nullable Object> choices = JsonBody.array(json, "choices");
-			if (choices.isEmpty()) {
-				return;
-			}
-			Object choice = choices.get(0);
-			String finish = JsonBody.text(choice, "finish_reason");
-			if ("content_filter".equals(finish)) {
-				sink.error(new ProviderAnswerException(ProviderResponse.streamEvent(event.event(), data)));
-				return;
-			}
-			String text = JsonBody.text(choice, "delta", "content");
-			if ((text != null && !text.isEmpty()) || finish != null) {
-				sink.next(new StreamChunk((text != null) ? text : "", finish));
+			StreamPiece piece = DECODER.decode(event.event(), event.data());
+			switch (piece.kind()) {
+				case TEXT -> sink.next(new StreamChunk(piece.text(), piece.finishReason()));
+				case END -> sink.complete();
+				case FAILURE -> sink.error(new ProviderAnswerException(Objects.requireNonNull(piece.failure())));
+				default -> {
+					// Nothing to hand on.
+				}
 			}
 		});
 	}

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 import io.github.llmresilience.canary.CanaryRequest;
+import io.github.llmresilience.classify.vendor.openai.OpenAi;
 import io.github.llmresilience.extract.ProviderAnswerException;
 import io.github.llmresilience.target.Secret;
 import io.github.llmresilience.target.Target;
@@ -49,8 +50,8 @@ class PromptProbeTests {
 				Arguments.of("openai-compatible", FakeProvider.openAiAnswer("pong"), "/v1/chat/completions",
 						"Authorization", "Bearer " + KEY, "\"max_tokens\":16"),
 				Arguments.of("azure-openai", FakeProvider.openAiAnswer("pong"),
-						"/openai/deployments/m-1/chat/completions?api-version=" + ChatFormat.AZURE_API_VERSION,
-						"api-key", KEY, "\"max_tokens\":16"),
+						"/openai/deployments/m-1/chat/completions?api-version=" + OpenAi.AZURE_API_VERSION, "api-key",
+						KEY, "\"max_tokens\":16"),
 				Arguments.of("anthropic", FakeProvider.anthropicAnswer("pong"), "/v1/messages", "x-api-key", KEY,
 						"\"max_tokens\":16"),
 				Arguments.of("gemini", FakeProvider.geminiAnswer("pong"), "/v1beta/models/m-1:generateContent",

@@ -22,6 +22,7 @@ import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.UnclassifiedListener;
 import io.github.llmresilience.classify.Verdict;
+import io.github.llmresilience.classify.vendor.BuiltInClassifiers;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 

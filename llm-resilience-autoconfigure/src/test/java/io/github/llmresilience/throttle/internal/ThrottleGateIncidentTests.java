@@ -19,7 +19,7 @@ import io.github.llmresilience.change.internal.StateChanges;
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
-import io.github.llmresilience.classify.internal.BuiltInClassifiers;
+import io.github.llmresilience.classify.vendor.BuiltInClassifiers;
 import io.github.llmresilience.test.ManualTime;
 import io.github.llmresilience.throttle.AccountSettings;
 import io.github.llmresilience.throttle.ThrottleSettings;

@@ -3,7 +3,7 @@ package io.github.llmresilience.web.stream;
 import java.time.Duration;
 
 import io.github.llmresilience.classify.Outcome;
-import io.github.llmresilience.classify.internal.BuiltInClassifiers;
+import io.github.llmresilience.classify.vendor.BuiltInClassifiers;
 import io.github.llmresilience.extract.ProviderAnswerException;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;

@@ -11,7 +11,7 @@ import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
-import io.github.llmresilience.classify.internal.BuiltInClassifiers;
+import io.github.llmresilience.classify.vendor.BuiltInClassifiers;
 import io.github.llmresilience.usage.Usage;
 import io.github.llmresilience.usage.internal.UsageReader;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,21 +1,19 @@
-package io.github.llmresilience.classify.internal;
+package io.github.llmresilience.classify.vendor;
 
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
-import java.util.function.BiFunction;
 
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 
 /**
- * The classifiers this library ships, by provider id.
+ * The classifiers of the {@link Vendors#REGISTERED registered} vendors, by provider id.
  */
 public final class BuiltInClassifiers {
 
-	/** Every provider id with a built-in classifier. */
-	public static final List<String> PROVIDER_IDS = List.of("openai", "azure-openai", "anthropic", "gemini",
-			"vertex-ai", "bedrock", "mistral", "cohere", "openai-compatible");
+	/** Every provider id with a built-in classifier, in registration order. */
+	public static final List<String> PROVIDER_IDS = Vendors.REGISTERED.stream().map(Vendor::id).toList();
 
 	private BuiltInClassifiers() {
 	}
@@ -43,16 +41,12 @@ public final class BuiltInClassifiers {
 	public static ProviderErrorClassifier forProvider(String id, ClassifierSettings settings) {
 		Objects.requireNonNull(settings, "settings");
 		String provider = (id != null) ? id.trim().toLowerCase(Locale.ROOT) : "";
-		BiFunction<String, ClassifierSettings, ProviderErrorClassifier> factory = switch (provider) {
-			case "openai", "azure-openai", "mistral", "openai-compatible" -> OpenAiClassifier::new;
-			case "anthropic" -> AnthropicClassifier::new;
-			case "gemini", "vertex-ai" -> GoogleClassifier::new;
-			case "bedrock" -> BedrockClassifier::new;
-			case "cohere" -> CohereClassifier::new;
-			default -> throw new IllegalArgumentException(
+		Vendor vendor = Vendors.find(provider);
+		if (vendor == null) {
+			throw new IllegalArgumentException(
 					"Unknown LLM provider id '" + id + "'; known ids: " + String.join(", ", PROVIDER_IDS));
-		};
-		return factory.apply(provider, settings);
+		}
+		return vendor.classifier(settings);
 	}
 
 }

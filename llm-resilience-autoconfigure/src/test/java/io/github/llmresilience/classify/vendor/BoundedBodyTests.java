@@ -1,4 +1,4 @@
-package io.github.llmresilience.classify.internal;
+package io.github.llmresilience.classify.vendor;
 
 import java.util.List;
 import java.util.Map;
@@ -50,16 +50,16 @@ class BoundedBodyTests {
 	void theMarkerScanReadsNoCharacterBeyondThePrefix() {
 		for (int size : new int[] { 1024, JsonBody.MAX_CHARS, 1024 * 1024, 16 * 1024 * 1024 }) {
 			CountingText body = new CountingText(size);
-			assertThat(BuiltInClassifier.containsAny(body, new String[] { "\"error\"", "content_filter" })).isFalse();
+			assertThat(VendorClassifier.containsAny(body, new String[] { "\"error\"", "content_filter" })).isFalse();
 			// The characters read never exceed the prefix, whatever the body's size.
 			assertThat(body.furthest).as("furthest index read of %d", size)
 				.isLessThan(Math.min(size, JsonBody.MAX_CHARS));
 		}
 		String marked = "x".repeat(100) + "\"error\"";
-		assertThat(BuiltInClassifier.indexOf(marked, "\"error\"", marked.length())).isEqualTo(100);
-		assertThat(BuiltInClassifier.indexOf(marked, "\"error\"", 100)).isEqualTo(-1);
-		assertThat(BuiltInClassifier.indexOf(marked, "\"error\"", 101)).isEqualTo(100);
-		assertThat(BuiltInClassifier.indexOf("ab", "abc", 2)).isEqualTo(-1);
+		assertThat(VendorClassifier.indexOf(marked, "\"error\"", marked.length())).isEqualTo(100);
+		assertThat(VendorClassifier.indexOf(marked, "\"error\"", 100)).isEqualTo(-1);
+		assertThat(VendorClassifier.indexOf(marked, "\"error\"", 101)).isEqualTo(100);
+		assertThat(VendorClassifier.indexOf("ab", "abc", 2)).isEqualTo(-1);
 	}
 
 	/** A body of {@code x}s that remembers the furthest character read. */

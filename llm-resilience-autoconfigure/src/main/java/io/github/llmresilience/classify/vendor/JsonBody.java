@@ -1,4 +1,4 @@
-package io.github.llmresilience.classify.internal;
+package io.github.llmresilience.classify.vendor;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.github.llmresilience.classify.internal;
+package io.github.llmresilience.classify.vendor.openai;
 
 import java.util.Map;
 import java.util.Set;
@@ -6,6 +6,9 @@ import java.util.Set;
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
+import io.github.llmresilience.classify.vendor.Finding;
+import io.github.llmresilience.classify.vendor.JsonBody;
+import io.github.llmresilience.classify.vendor.VendorClassifier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * services (Groq, DeepSeek, Together, ...). Errors are {@code {"error": {"type", "code",
  * "message"}}}, or the same fields at the top level (Mistral).
  */
-final class OpenAiClassifier extends BuiltInClassifier {
+final class OpenAiClassifier extends VendorClassifier {
 
 	/**
 	 * The provider's {@code error.code} or {@code error.type} values; code is read first.

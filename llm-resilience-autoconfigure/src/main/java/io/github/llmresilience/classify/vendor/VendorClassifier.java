@@ -1,4 +1,4 @@
-package io.github.llmresilience.classify.internal;
+package io.github.llmresilience.classify.vendor;
 
 import java.time.Duration;
 import java.util.List;
@@ -18,9 +18,10 @@ import org.jspecify.annotations.Nullable;
  * defaults, and never throw.
  *
  * <p>
- * Subclasses only read their provider's body shapes into {@link Finding}s.
+ * Subclasses, one in each vendor's folder, only read their provider's body shapes into
+ * {@link Finding}s.
  */
-abstract class BuiltInClassifier implements ProviderErrorClassifier {
+public abstract class VendorClassifier implements ProviderErrorClassifier {
 
 	private static final Verdict TIMEOUT = Verdict.of(Outcome.AVAILABILITY, null, "timeout");
 
@@ -41,7 +42,7 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 
 	protected final ClassifierSettings settings;
 
-	BuiltInClassifier(String provider, ClassifierSettings settings) {
+	protected VendorClassifier(String provider, ClassifierSettings settings) {
 		this.provider = provider;
 		this.settings = settings;
 	}
@@ -142,7 +143,7 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 	 * @param errorType the provider's error type or code, or {@code null}
 	 * @param message the provider's message, used for the text rules and hints
 	 */
-	protected final Finding decide(int status, @Nullable Outcome fromTable, @Nullable String errorType,
+	protected static Finding decide(int status, @Nullable Outcome fromTable, @Nullable String errorType,
 			@Nullable String message) {
 		boolean known = fromTable != null || errorType == null;
 		Outcome outcome;
@@ -317,7 +318,7 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 	/**
 	 * An error object met inside a 200 answer or a stream, read with the table alone.
 	 */
-	protected final Finding embeddedError(@Nullable Outcome fromTable, @Nullable String errorType,
+	protected static Finding embeddedError(@Nullable Outcome fromTable, @Nullable String errorType,
 			@Nullable String message, @Nullable Duration bodyHint) {
 		Finding finding = decide(200, fromTable, errorType, message);
 		return (bodyHint != null) ? finding.withBodyHint(bodyHint) : finding;
@@ -417,7 +418,7 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 	}
 
 	/** Error types become metric tags: keep them short and plain. */
-	static @Nullable String sanitize(@Nullable String errorType) {
+	public static @Nullable String sanitize(@Nullable String errorType) {
 		if (errorType == null) {
 			return null;
 		}
@@ -480,7 +481,7 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 	}
 
 	/** The first non-blank of the candidates. */
-	protected static @Nullable String firstText(@Nullable String... candidates) {
+	public static @Nullable String firstText(@Nullable String... candidates) {
 		for (String candidate : candidates) {
 			if (candidate != null && !candidate.isBlank()) {
 				return candidate;
@@ -503,34 +504,6 @@ abstract class BuiltInClassifier implements ProviderErrorClassifier {
 			}
 		}
 		return true;
-	}
-
-	/**
-	 * A provider's reading of one answer.
-	 *
-	 * @param outcome the outcome
-	 * @param errorType the provider's error type or code
-	 * @param known whether the provider's table knew it (otherwise it is reported)
-	 * @param bodyHint a wait hint from a structured body field, such as Google's
-	 * {@code RetryInfo.retryDelay}
-	 * @param hintText the text to search for a wait hint when no header or field gives
-	 * one, or {@code null} to not search
-	 */
-	protected record Finding(Outcome outcome, @Nullable String errorType, boolean known, @Nullable Duration bodyHint,
-			@Nullable String hintText) {
-
-		Finding withBodyHint(Duration hint) {
-			return new Finding(this.outcome, this.errorType, this.known, hint, this.hintText);
-		}
-
-		Finding withMessage(@Nullable String message) {
-			return new Finding(this.outcome, this.errorType, this.known, this.bodyHint, message);
-		}
-
-		Finding withoutTextHint() {
-			return new Finding(this.outcome, this.errorType, this.known, this.bodyHint, null);
-		}
-
 	}
 
 }

@@ -1,4 +1,4 @@
-package io.github.llmresilience.classify.internal;
+package io.github.llmresilience.classify.vendor.google;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,6 +9,11 @@ import java.util.Set;
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
+import io.github.llmresilience.classify.vendor.Finding;
+import io.github.llmresilience.classify.vendor.JsonBody;
+import io.github.llmresilience.classify.vendor.VendorClassifier;
+import io.github.llmresilience.classify.vendor.WaitHints;
+import io.github.llmresilience.classify.vendor.anthropic.Anthropic;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  * ({@code ...PerDay...}) and {@code RetryInfo.retryDelay} say what the status alone
  * cannot. Vertex AI also serves Claude, whose errors keep Anthropic's shape.
  */
-final class GoogleClassifier extends BuiltInClassifier {
+final class GoogleClassifier extends VendorClassifier {
 
 	/** The canonical {@code error.status} values. */
 	static final Map<String, Outcome> STATUS_TABLE = Map.ofEntries(Map.entry("INVALID_ARGUMENT", Outcome.REQUEST),
@@ -46,12 +51,9 @@ final class GoogleClassifier extends BuiltInClassifier {
 
 	private final boolean vertex;
 
-	private final AnthropicClassifier claude;
-
 	GoogleClassifier(String provider, ClassifierSettings settings) {
 		super(provider, settings);
 		this.vertex = provider.startsWith("vertex");
-		this.claude = new AnthropicClassifier(provider, settings);
 	}
 
 	@Override
@@ -63,7 +65,7 @@ final class GoogleClassifier extends BuiltInClassifier {
 	protected Finding error(int status, ProviderResponse response, @Nullable Object json) {
 		Object root = JsonBody.unwrapArray(json);
 		if (isClaudeShape(root)) {
-			return this.claude.read(status, JsonBody.member(root, "error"));
+			return Anthropic.readError(status, JsonBody.member(root, "error"));
 		}
 		return read(status, JsonBody.member(root, "error"));
 	}
@@ -89,7 +91,7 @@ final class GoogleClassifier extends BuiltInClassifier {
 	protected @Nullable Finding streamEvent(@Nullable String event, @Nullable Object json, String data) {
 		Object root = JsonBody.unwrapArray(json);
 		if (isClaudeShape(root) || "error".equals(event)) {
-			return this.claude.read(200, JsonBody.member(root, "error"));
+			return Anthropic.readError(200, JsonBody.member(root, "error"));
 		}
 		return chunk(root);
 	}

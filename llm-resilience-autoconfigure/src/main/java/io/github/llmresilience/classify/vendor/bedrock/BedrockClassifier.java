@@ -1,4 +1,4 @@
-package io.github.llmresilience.classify.internal;
+package io.github.llmresilience.classify.vendor.bedrock;
 
 import java.util.Locale;
 import java.util.Map;
@@ -7,6 +7,10 @@ import java.util.Set;
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
+import io.github.llmresilience.classify.vendor.Finding;
+import io.github.llmresilience.classify.vendor.JsonBody;
+import io.github.llmresilience.classify.vendor.VendorClassifier;
+import io.github.llmresilience.classify.vendor.anthropic.Anthropic;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  * {@code {"message"}}; stream failures are event-stream messages named by their
  * {@code :exception-type}. Claude on Bedrock answers with Anthropic's body shape.
  */
-final class BedrockClassifier extends BuiltInClassifier {
+final class BedrockClassifier extends VendorClassifier {
 
 	/** Exception names from the bedrock-runtime service model, in lower case. */
 	static final Map<String, Outcome> TABLE = Map.ofEntries(Map.entry("throttlingexception", Outcome.THROTTLED),
@@ -41,11 +45,8 @@ final class BedrockClassifier extends BuiltInClassifier {
 	private static final String[] SUCCESS_MARKERS = { "guardrail_intervened", "content_filtered", "INTERVENED",
 			"refusal", "\"error\"" };
 
-	private final AnthropicClassifier claude;
-
 	BedrockClassifier(String provider, ClassifierSettings settings) {
 		super(provider, settings);
-		this.claude = new AnthropicClassifier(provider, settings);
 	}
 
 	@Override
@@ -61,7 +62,7 @@ final class BedrockClassifier extends BuiltInClassifier {
 			type = errorType(JsonBody.text(root, "__type"));
 		}
 		if (type == null && "error".equals(JsonBody.text(root, "type"))) {
-			return this.claude.read(status, JsonBody.member(root, "error"));
+			return Anthropic.readError(status, JsonBody.member(root, "error"));
 		}
 		String message = firstText(JsonBody.text(root, "message"), JsonBody.text(root, "Message"));
 		return decide(status, lookup(type), type, message);

@@ -1,10 +1,13 @@
-package io.github.llmresilience.classify.internal;
+package io.github.llmresilience.classify.vendor.cohere;
 
 import java.util.Set;
 
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
+import io.github.llmresilience.classify.vendor.Finding;
+import io.github.llmresilience.classify.vendor.JsonBody;
+import io.github.llmresilience.classify.vendor.VendorClassifier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * refines: a trial key's per-minute limit is a throttle, its monthly cap a quota; 402 is
  * the billing cap; 498 an invalid token.
  */
-final class CohereClassifier extends BuiltInClassifier {
+final class CohereClassifier extends VendorClassifier {
 
 	private static final Set<String> REFUSAL_FINISH = Set.of("ERROR_TOXIC", "ERROR_LIMIT_SAFETY");
 

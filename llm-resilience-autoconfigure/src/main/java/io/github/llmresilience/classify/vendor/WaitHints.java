@@ -1,4 +1,4 @@
-package io.github.llmresilience.classify.internal;
+package io.github.llmresilience.classify.vendor;
 
 import java.time.Clock;
 import java.time.DateTimeException;
@@ -10,6 +10,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Supplier;
 
@@ -17,9 +18,11 @@ import io.github.llmresilience.classify.ProviderResponse;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads how long a provider asked us to wait, from every place providers put it. Every
- * method returns {@code null} for "no hint" and otherwise a duration in {@code [0, MAX]};
- * malformed values are ignored, never thrown.
+ * Reads how long a provider asked us to wait, from every place providers put it: the
+ * standard {@code retry-after}, and the headers each {@link Vendors#REGISTERED
+ * registered} vendor names in its {@link Vendor#waitHeaders()}. Every method returns
+ * {@code null} for "no hint" and otherwise a duration in {@code [0, MAX]}; malformed
+ * values are ignored, never thrown.
  */
 public final class WaitHints {
 
@@ -37,10 +40,11 @@ public final class WaitHints {
 	}
 
 	/**
-	 * The hint in the headers: {@code retry-after-ms}, then {@code retry-after} (seconds
-	 * or an HTTP-date relative to the {@code date} header), then the exhausted
-	 * dimension's {@code x-ratelimit-reset-*} duration, then the exhausted dimension's
-	 * {@code anthropic-ratelimit-*-reset} instant.
+	 * The hint in the headers: a vendor's milliseconds ({@code retry-after-ms}), then
+	 * {@code retry-after} (seconds or an HTTP-date relative to the {@code date} header),
+	 * then the exhausted dimension's reset in each vendor's form, in registration order
+	 * ({@code x-ratelimit-reset-*} durations, then {@code anthropic-ratelimit-*-reset}
+	 * instants).
 	 * @param response the response
 	 * @param clock the clock for "now" when the response has no {@code date} header
 	 * @return the hint, or {@code null}
@@ -51,7 +55,7 @@ public final class WaitHints {
 	}
 
 	/**
-	 * The bare wait in the headers: {@code retry-after-ms}, then {@code retry-after}. It
+	 * The bare wait in the headers: a vendor's milliseconds, then {@code retry-after}. It
 	 * says when to try again, not when a limit resets, so it never turns a rate limit
 	 * into a quota on its own.
 	 * @param response the response
@@ -62,17 +66,20 @@ public final class WaitHints {
 		if (response.headers().isEmpty()) {
 			return null;
 		}
-		Duration hint = milliseconds(response.header("retry-after-ms"));
-		if (hint != null) {
-			return hint;
+		for (WaitHeaders form : Forms.MILLISECONDS) {
+			Duration hint = milliseconds(response.header(form.retryAfterMillis()));
+			if (hint != null) {
+				return hint;
+			}
 		}
 		String retryAfter = response.header("retry-after");
 		return (retryAfter != null) ? retryAfter(retryAfter, () -> responseTime(response, clock)) : null;
 	}
 
 	/**
-	 * When the exhausted limit resets: the {@code x-ratelimit-reset-*} duration, else the
-	 * {@code anthropic-ratelimit-*-reset} instant.
+	 * When the exhausted limit resets, in the first vendor form the headers hold: the
+	 * {@code x-ratelimit-reset-*} duration, else the {@code anthropic-ratelimit-*-reset}
+	 * instant.
 	 * @param response the response
 	 * @param clock the clock for "now" when the response has no {@code date} header
 	 * @return the hint, or {@code null}
@@ -81,8 +88,13 @@ public final class WaitHints {
 		if (response.headers().isEmpty()) {
 			return null;
 		}
-		Duration hint = resetDurations(response);
-		return (hint != null) ? hint : resetInstants(response, clock);
+		for (WaitHeaders form : Forms.RESETS) {
+			Duration hint = longestReset(response, form, clock);
+			if (hint != null) {
+				return hint;
+			}
+		}
+		return null;
 	}
 
 	/**
@@ -272,36 +284,27 @@ public final class WaitHints {
 		return (date != null) ? date : clock.instant();
 	}
 
-	/** The reset of the exhausted {@code x-ratelimit-*} dimension, else the longest. */
-	private static @Nullable Duration resetDurations(ProviderResponse response) {
-		return longestReset(response, "x-ratelimit-reset-", null, null);
-	}
-
 	/**
-	 * The reset of the exhausted {@code anthropic-ratelimit-*} dimension, else the
-	 * latest.
+	 * The reset of the exhausted dimension in one vendor's form, else the longest (a
+	 * duration) or latest (an instant).
 	 */
-	private static @Nullable Duration resetInstants(ProviderResponse response, Clock clock) {
-		return longestReset(response, "anthropic-ratelimit-", "-reset", clock);
-	}
-
-	private static @Nullable Duration longestReset(ProviderResponse response, String prefix, @Nullable String suffix,
-			@Nullable Clock clock) {
+	private static @Nullable Duration longestReset(ProviderResponse response, WaitHeaders form, Clock clock) {
+		String prefix = form.resetPrefix();
+		String suffix = form.resetSuffix();
 		Duration exhausted = null;
 		Duration any = null;
 		Instant now = null;
 		for (String name : response.headers().keySet()) {
-			if (!name.regionMatches(true, 0, prefix, 0, prefix.length()) || (suffix != null
-					&& !name.regionMatches(true, name.length() - suffix.length(), suffix, 0, suffix.length()))) {
+			if (!name.regionMatches(true, 0, prefix, 0, prefix.length())
+					|| !name.regionMatches(true, name.length() - suffix.length(), suffix, 0, suffix.length())) {
 				continue;
 			}
-			String dimension = name.substring(prefix.length(),
-					name.length() - ((suffix != null) ? suffix.length() : 0));
+			String dimension = name.substring(prefix.length(), name.length() - suffix.length());
 			if (dimension.isEmpty()) {
 				continue;
 			}
 			Duration reset;
-			if (clock == null) {
+			if (!form.resetInstant()) {
 				reset = goDuration(response.header(name));
 			}
 			else {
@@ -313,8 +316,7 @@ public final class WaitHints {
 			if (reset == null) {
 				continue;
 			}
-			String remainingName = (suffix == null) ? "x-ratelimit-remaining-" + dimension
-					: prefix + dimension + "-remaining";
+			String remainingName = form.remainingPrefix() + dimension + form.remainingSuffix();
 			Double remaining = number(String.valueOf(response.header(remainingName)));
 			if (remaining != null && remaining == 0) {
 				exhausted = longer(exhausted, reset);
@@ -390,6 +392,24 @@ public final class WaitHints {
 		catch (DateTimeException | IndexOutOfBoundsException ex) {
 			return null;
 		}
+	}
+
+	/**
+	 * The registered vendors' header forms, read once on first use (not while the vendors
+	 * are being registered).
+	 */
+	private static final class Forms {
+
+		static final List<WaitHeaders> MILLISECONDS = Vendors.distinct(Vendor::waitHeaders)
+			.stream()
+			.filter((form) -> form.retryAfterMillis() != null)
+			.toList();
+
+		static final List<WaitHeaders> RESETS = Vendors.distinct(Vendor::waitHeaders)
+			.stream()
+			.filter((form) -> form.resetPrefix() != null)
+			.toList();
+
 	}
 
 }

@@ -1,10 +1,13 @@
-package io.github.llmresilience.classify.internal;
+package io.github.llmresilience.classify.vendor.anthropic;
 
 import java.util.Map;
 
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
+import io.github.llmresilience.classify.vendor.Finding;
+import io.github.llmresilience.classify.vendor.JsonBody;
+import io.github.llmresilience.classify.vendor.VendorClassifier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * "details": {"error_code"}}}}, 529 when overloaded, {@code event: error} inside a 200
  * stream, {@code stop_reason: refusal} for a safety refusal.
  */
-final class AnthropicClassifier extends BuiltInClassifier {
+final class AnthropicClassifier extends VendorClassifier {
 
 	/** The provider's {@code error.type} values, as documented on its errors page. */
 	static final Map<String, Outcome> TABLE = Map.ofEntries(Map.entry("invalid_request_error", Outcome.REQUEST),
@@ -67,8 +70,11 @@ final class AnthropicClassifier extends BuiltInClassifier {
 		return null;
 	}
 
-	/** Also used by Vertex AI and Bedrock, which serve Claude with this body shape. */
-	Finding read(int status, @Nullable Object error) {
+	/**
+	 * Also used by Vertex AI and Bedrock, which serve Claude with this body shape,
+	 * through {@link Anthropic#readError}.
+	 */
+	static Finding read(int status, @Nullable Object error) {
 		String type = JsonBody.text(error, "type");
 		String detail = JsonBody.text(error, "details", "error_code");
 		String message = JsonBody.text(error, "message");
