@@ -185,7 +185,7 @@ public final class LlmResilienceAutoConfiguration {
 			.pools(settings.pools())
 			.spend(settings.spend())
 			.extractors(extractors)
-			.observer(CompositeCallObserver.of(allObservers))
+			.observer(CallObserver.of(allObservers))
 			.unclassifiedListener(UnclassifiedListeners.of(listeners.orderedStream().toList()))
 			.unknownExceptions(settings.unknownExceptions());
 		registry.targets().values().forEach((target) -> builder.target(target, settings.targetOptions(target.name())));

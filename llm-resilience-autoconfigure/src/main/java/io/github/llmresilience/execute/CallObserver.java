@@ -1,5 +1,7 @@
 package io.github.llmresilience.execute;
 
+import java.util.List;
+
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.target.Target;
 import org.jspecify.annotations.Nullable;
@@ -97,6 +99,14 @@ public interface CallObserver {
 	 * @param pool the call's pool
 	 */
 	default void onPoolWait(String chain, String pool, long nanos) {
+	}
+
+	/**
+	 * Every observer, in order, as one: each is told in turn, and one that throws is
+	 * logged while the next is still told.
+	 */
+	static CallObserver of(List<CallObserver> observers) {
+		return CallObservers.of(observers);
 	}
 
 }

@@ -3,6 +3,7 @@ package io.github.llmresilience.execute;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -90,8 +91,9 @@ public final class LlmResilience implements AutoCloseable {
 		BucketSource buckets = (builder.buckets != null) ? builder.buckets : BucketSource.local(nanoTime);
 		this.context = new CallContext(builder.clock, nanoTime, builder.retry,
 				new Backoff(builder.retry.backoffBase(), builder.retry.backoffMax(), builder.random),
-				builder.extractors, builder.unknownExceptions, unclassified, GuardedCallObserver.of(builder.observer),
-				builder.timeouts.call(), new ProviderOverloads(builder.clock, builder.overload, events),
+				builder.extractors, builder.unknownExceptions, unclassified,
+				CallObservers.of(List.of(builder.observer)), builder.timeouts.call(),
+				new ProviderOverloads(builder.clock, builder.overload, events),
 				new Pools(builder.pools, buckets, events), new AnswerBookkeeping());
 		this.scheduler = builder.scheduler;
 		this.alarms = (builder.scheduler instanceof CoalescingTimer timer && CallContext.isSystemTime(builder.clock))

@@ -1,0 +1,175 @@
+package io.github.llmresilience.execute;
+
+import java.util.List;
+
+import io.github.llmresilience.classify.Verdict;
+import io.github.llmresilience.target.Target;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every observer of an engine, in order, each guarded: an observer that throws is logged
+ * and the next one is still told, and no call fails for it. The one fan-out: the
+ * auto-configuration hands every {@link CallObserver} bean over as a list
+ * ({@link CallObserver#of(List)}), and the engine guards the one it is given.
+ */
+final class CallObservers implements CallObserver {
+
+	private static final Logger logger = LoggerFactory.getLogger(CallObservers.class);
+
+	private final CallObserver[] observers;
+
+	private CallObservers(List<CallObserver> observers) {
+		this.observers = observers.toArray(CallObserver[]::new);
+	}
+
+	/** The observers, guarded; {@link CallObserver#NONE} when there are none. */
+	static CallObserver of(List<CallObserver> observers) {
+		List<CallObserver> told = observers.stream().filter((observer) -> observer != CallObserver.NONE).toList();
+		if (told.isEmpty()) {
+			return CallObserver.NONE;
+		}
+		if (told.size() == 1 && told.get(0) instanceof CallObservers guarded) {
+			return guarded;
+		}
+		return new CallObservers(told);
+	}
+
+	@Override
+	public void onAttempt(String chain, Target target, Verdict verdict, long nanos) {
+		for (CallObserver observer : this.observers) {
+			try {
+				observer.onAttempt(chain, target, verdict, nanos);
+			}
+			catch (RuntimeException | LinkageError | AssertionError ex) {
+				failed(observer, ex);
+			}
+		}
+	}
+
+	@Override
+	public void onAnswer(String chain, Target target, Answer answer) {
+		for (CallObserver observer : this.observers) {
+			try {
+				observer.onAnswer(chain, target, answer);
+			}
+			catch (RuntimeException | LinkageError | AssertionError ex) {
+				failed(observer, ex);
+			}
+		}
+	}
+
+	@Override
+	public void onRetry(String chain, Target target, RetryResult result) {
+		for (CallObserver observer : this.observers) {
+			try {
+				observer.onRetry(chain, target, result);
+			}
+			catch (RuntimeException | LinkageError | AssertionError ex) {
+				failed(observer, ex);
+			}
+		}
+	}
+
+	@Override
+	public void onBackoff(String chain, Target target, long nanos) {
+		for (CallObserver observer : this.observers) {
+			try {
+				observer.onBackoff(chain, target, nanos);
+			}
+			catch (RuntimeException | LinkageError | AssertionError ex) {
+				failed(observer, ex);
+			}
+		}
+	}
+
+	@Override
+	public void onServed(String chain, Target target, int position, long nanos) {
+		for (CallObserver observer : this.observers) {
+			try {
+				observer.onServed(chain, target, position, nanos);
+			}
+			catch (RuntimeException | LinkageError | AssertionError ex) {
+				failed(observer, ex);
+			}
+		}
+	}
+
+	@Override
+	public void onUnavailable(String chain, LlmUnavailableException exception, long nanos) {
+		for (CallObserver observer : this.observers) {
+			try {
+				observer.onUnavailable(chain, exception, nanos);
+			}
+			catch (RuntimeException | LinkageError | AssertionError ex) {
+				failed(observer, ex);
+			}
+		}
+	}
+
+	@Override
+	public void onCallEnded(String chain, long nanos, long backoffNanos) {
+		for (CallObserver observer : this.observers) {
+			try {
+				observer.onCallEnded(chain, nanos, backoffNanos);
+			}
+			catch (RuntimeException | LinkageError | AssertionError ex) {
+				failed(observer, ex);
+			}
+		}
+	}
+
+	@Override
+	public void onDegraded(String chain, LlmUnavailableException unavailable, @Nullable Throwable failure, long nanos) {
+		for (CallObserver observer : this.observers) {
+			try {
+				observer.onDegraded(chain, unavailable, failure, nanos);
+			}
+			catch (RuntimeException | LinkageError | AssertionError ex) {
+				failed(observer, ex);
+			}
+		}
+	}
+
+	@Override
+	public void onRejected(String chain, Target target, Verdict verdict, long nanos) {
+		for (CallObserver observer : this.observers) {
+			try {
+				observer.onRejected(chain, target, verdict, nanos);
+			}
+			catch (RuntimeException | LinkageError | AssertionError ex) {
+				failed(observer, ex);
+			}
+		}
+	}
+
+	@Override
+	public void onSkipped(String chain, Target target, ChainStep.Skip why) {
+		for (CallObserver observer : this.observers) {
+			try {
+				observer.onSkipped(chain, target, why);
+			}
+			catch (RuntimeException | LinkageError | AssertionError ex) {
+				failed(observer, ex);
+			}
+		}
+	}
+
+	@Override
+	public void onPoolWait(String chain, String pool, long nanos) {
+		for (CallObserver observer : this.observers) {
+			try {
+				observer.onPoolWait(chain, pool, nanos);
+			}
+			catch (RuntimeException | LinkageError | AssertionError ex) {
+				failed(observer, ex);
+			}
+		}
+	}
+
+	private static void failed(CallObserver observer, Throwable ex) {
+		logger.warn("Call observer {} failed", observer, ex);
+	}
+
+}
