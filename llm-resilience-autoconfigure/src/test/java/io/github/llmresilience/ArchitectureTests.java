@@ -5,10 +5,24 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaField;
+import com.tngtech.archunit.core.domain.JavaMember;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.domain.JavaType;
 import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
 import org.jspecify.annotations.NullMarked;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
@@ -95,6 +109,111 @@ class ArchitectureTests {
 	@Test
 	void everyClassBelongsToAConcern() {
 		noClasses().should().resideInAPackage("io.github.llmresilience").allowEmptyShould(true).check(CLASSES);
+	}
+
+	/**
+	 * {@code internal} is a wall, not a name: a concern's mechanisms are reached only
+	 * through the concern's own package, so no class depends on another concern's
+	 * {@code internal} (a concern is the first package under
+	 * {@code io.github.llmresilience}: {@code web.stream} belongs to {@code web},
+	 * {@code pool.internal} to {@code pool}).
+	 */
+	@Test
+	void noConcernReachesIntoAnotherConcernsInternals() {
+		classes().should(new ArchCondition<JavaClass>("not depend on another concern's internal package") {
+
+			@Override
+			public void check(JavaClass origin, ConditionEvents events) {
+				Optional<String> own = concern(origin.getPackageName());
+				origin.getDirectDependenciesFromSelf().forEach((dependency) -> {
+					JavaClass target = dependency.getTargetClass().getBaseComponentType();
+					String internalOf = internalConcern(target.getPackageName());
+					if (internalOf != null && !own.map(internalOf::equals).orElse(false)) {
+						events.add(SimpleConditionEvent.violated(origin, dependency.getDescription()));
+					}
+				});
+			}
+
+		}).check(CLASSES);
+	}
+
+	/**
+	 * What a public type offers outside {@code internal} names no {@code internal} type:
+	 * not in a public or protected constructor, method or field (parameters, return and
+	 * field types with their type arguments, thrown exceptions), nor as a supertype.
+	 */
+	@Test
+	void noPublicSignatureNamesAnInternalType() {
+		classes().that()
+			.resideOutsideOfPackage("..internal..")
+			.should(new ArchCondition<JavaClass>("name no internal type in a public or protected signature") {
+
+				@Override
+				public void check(JavaClass type, ConditionEvents events) {
+					if (!isVisibleOutsideItsPackage(type)) {
+						return;
+					}
+					List<JavaType> supertypes = new ArrayList<>(type.getInterfaces());
+					type.getSuperclass().ifPresent(supertypes::add);
+					for (JavaType supertype : supertypes) {
+						reportInternal(type, "supertype", supertype, events);
+					}
+					for (JavaMember member : type.getMembers()) {
+						if (!member.getModifiers().contains(JavaModifier.PUBLIC)
+								&& !member.getModifiers().contains(JavaModifier.PROTECTED)) {
+							continue;
+						}
+						if (member instanceof JavaField field) {
+							reportInternal(type, field.getFullName(), field.getType(), events);
+						}
+						else if (member instanceof JavaCodeUnit codeUnit && !codeUnit.getName().startsWith("lambda$")
+								&& !codeUnit.getModifiers().contains(JavaModifier.SYNTHETIC)) {
+							reportInternal(type, codeUnit.getFullName(), codeUnit.getReturnType(), events);
+							for (JavaType parameter : codeUnit.getParameterTypes()) {
+								reportInternal(type, codeUnit.getFullName(), parameter, events);
+							}
+							codeUnit.getThrowsClause()
+								.getTypes()
+								.forEach((thrown) -> reportInternal(type, codeUnit.getFullName(), thrown, events));
+						}
+					}
+				}
+
+			})
+			.check(CLASSES);
+	}
+
+	private static void reportInternal(JavaClass type, String where, JavaType named, ConditionEvents events) {
+		for (JavaClass raw : named.getAllInvolvedRawTypes()) {
+			if (internalConcern(raw.getBaseComponentType().getPackageName()) != null) {
+				events.add(SimpleConditionEvent.violated(type, where + " names internal " + raw.getName()));
+			}
+		}
+	}
+
+	private static boolean isVisibleOutsideItsPackage(JavaClass type) {
+		for (Optional<JavaClass> current = Optional.of(type); current
+			.isPresent(); current = current.get().getEnclosingClass()) {
+			if (!current.get().getModifiers().contains(JavaModifier.PUBLIC) || current.get().isAnonymousClass()
+					|| current.get().isLocalClass()) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	private static final Pattern CONCERN = Pattern.compile("io\\.github\\.llmresilience\\.([^.]+)(\\..*)?");
+
+	private static final Pattern INTERNAL = Pattern.compile("io\\.github\\.llmresilience\\.([^.]+)\\.internal(\\..*)?");
+
+	private static Optional<String> concern(String packageName) {
+		Matcher matcher = CONCERN.matcher(packageName);
+		return matcher.matches() ? Optional.of(matcher.group(1)) : Optional.empty();
+	}
+
+	private static @Nullable String internalConcern(String packageName) {
+		Matcher matcher = INTERNAL.matcher(packageName);
+		return matcher.matches() ? matcher.group(1) : null;
 	}
 
 }

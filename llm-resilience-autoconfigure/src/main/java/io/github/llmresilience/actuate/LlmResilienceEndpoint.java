@@ -8,20 +8,19 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
+import io.github.llmresilience.change.RecentStateChanges;
 import io.github.llmresilience.change.StateChange;
-import io.github.llmresilience.change.internal.RecentStateChanges;
 import io.github.llmresilience.classify.ClassificationRule;
 import io.github.llmresilience.classify.ClassificationRules;
-import io.github.llmresilience.classify.internal.RecentUnclassified;
+import io.github.llmresilience.classify.RecentUnclassified;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.pool.PoolState;
-import io.github.llmresilience.state.Operator;
 import io.github.llmresilience.state.FleetState;
+import io.github.llmresilience.state.Operator;
 import io.github.llmresilience.state.ProviderState;
 import io.github.llmresilience.state.ResilienceState;
 import io.github.llmresilience.state.TargetState;
 import org.jspecify.annotations.Nullable;
-
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;

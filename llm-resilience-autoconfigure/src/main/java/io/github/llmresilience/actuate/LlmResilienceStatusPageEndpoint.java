@@ -4,12 +4,11 @@ import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
 
+import io.github.llmresilience.change.RecentStateChanges;
 import io.github.llmresilience.change.StateChange;
-import io.github.llmresilience.change.internal.RecentStateChanges;
 import io.github.llmresilience.execute.LlmResilience;
-import io.github.llmresilience.traffic.internal.TrafficHistory;
+import io.github.llmresilience.traffic.TrafficHistory;
 import org.jspecify.annotations.Nullable;
-
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;

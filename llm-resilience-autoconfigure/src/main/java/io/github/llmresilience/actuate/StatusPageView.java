@@ -14,9 +14,8 @@ import io.github.llmresilience.state.TargetState;
 import io.github.llmresilience.state.TargetState.AccountState;
 import io.github.llmresilience.state.TargetState.BreakerState;
 import io.github.llmresilience.state.TargetState.TimeoutState;
-import io.github.llmresilience.traffic.internal.TrafficHistory;
+import io.github.llmresilience.traffic.TrafficHistory;
 import org.jspecify.annotations.Nullable;
-
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 
 /**

@@ -8,14 +8,14 @@ import io.github.llmresilience.autoconfigure.InvalidLlmResiliencePropertiesExcep
 import io.github.llmresilience.canary.CanaryJudge;
 import io.github.llmresilience.canary.CanaryProbe;
 import io.github.llmresilience.change.StateChangeListener;
-import io.github.llmresilience.change.internal.StateChanges;
+import io.github.llmresilience.change.StateChanges;
 import io.github.llmresilience.classify.ClassificationRule;
 import io.github.llmresilience.classify.ClassificationRules;
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.UnclassifiedListener;
-import io.github.llmresilience.classify.internal.UnclassifiedListeners;
+import io.github.llmresilience.classify.UnclassifiedListeners;
 import io.github.llmresilience.execute.CallObserver;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.execute.LlmResilienceBuilder;
@@ -25,13 +25,11 @@ import io.github.llmresilience.extract.ErrorExtractors;
 import io.github.llmresilience.extract.OpenAiSdkErrorExtractor;
 import io.github.llmresilience.extract.SpringAiErrorExtractor;
 import io.github.llmresilience.fleet.FleetStore;
-import io.github.llmresilience.target.internal.TargetRegistry;
-import io.github.llmresilience.timeout.internal.CoalescingTimer;
+import io.github.llmresilience.target.TargetRegistry;
+import io.github.llmresilience.timeout.CoalescingTimer;
 import io.github.llmresilience.web.RestClientErrorExtractor;
 import io.github.llmresilience.web.WebClientErrorExtractor;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
-import reactor.core.scheduler.Scheduler;
-
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -42,6 +40,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import reactor.core.scheduler.Scheduler;
 
 /**
  * Auto-configuration of llm-resilience: the classifiers of every provider, the targets

@@ -2,10 +2,9 @@ package io.github.llmresilience.autoconfigure;
 
 import io.github.llmresilience.actuate.LlmResilienceEndpoint;
 import io.github.llmresilience.actuate.LlmResilienceEndpointWebExtension;
-import io.github.llmresilience.change.internal.RecentStateChanges;
-import io.github.llmresilience.classify.internal.RecentUnclassified;
+import io.github.llmresilience.change.RecentStateChanges;
+import io.github.llmresilience.classify.RecentUnclassified;
 import io.github.llmresilience.execute.LlmResilience;
-
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;

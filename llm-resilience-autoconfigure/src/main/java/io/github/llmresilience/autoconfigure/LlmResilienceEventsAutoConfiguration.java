@@ -2,12 +2,11 @@ package io.github.llmresilience.autoconfigure;
 
 import java.time.Clock;
 
-import io.github.llmresilience.change.internal.RecentStateChanges;
-import io.github.llmresilience.classify.internal.RecentUnclassified;
+import io.github.llmresilience.change.RecentStateChanges;
+import io.github.llmresilience.classify.RecentUnclassified;
 import io.github.llmresilience.context.event.LlmResilienceEvent;
 import io.github.llmresilience.context.event.LlmResilienceEventPublisher;
 import io.github.llmresilience.execute.LlmResilience;
-
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;

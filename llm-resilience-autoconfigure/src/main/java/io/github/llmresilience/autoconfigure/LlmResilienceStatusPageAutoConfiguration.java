@@ -6,12 +6,11 @@ import java.util.StringJoiner;
 
 import io.github.llmresilience.actuate.LlmResilienceStatusPageEndpoint;
 import io.github.llmresilience.actuate.StatusPageView;
-import io.github.llmresilience.change.internal.RecentStateChanges;
+import io.github.llmresilience.change.RecentStateChanges;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.state.FleetState;
-import io.github.llmresilience.traffic.internal.TrafficHistory;
+import io.github.llmresilience.traffic.TrafficHistory;
 import org.jspecify.annotations.Nullable;
-
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.EndpointId;

@@ -2,8 +2,8 @@ package io.github.llmresilience.breaker;
 
 import java.time.Duration;
 
-import io.github.llmresilience.timeout.internal.TimeLimits;
 import io.github.llmresilience.settings.InvalidSettingException;
+import io.github.llmresilience.timeout.TimeLimits;
 
 /**
  * The thresholds of one failure domain's breaker. Every duration is positive and at most

@@ -1,6 +1,10 @@
 /**
  * The breaker of a failure domain: its settings. The breakers themselves are in
  * {@code breaker.internal}.
+ * <p>
+ * Engine-facing (public for the engine and the auto-configuration, not an API for
+ * applications): {@link Breaker}, {@link Breakers}, {@link SharedOutcomes},
+ * {@link TrialProbe}.
  */
 @NullMarked
 package io.github.llmresilience.breaker;

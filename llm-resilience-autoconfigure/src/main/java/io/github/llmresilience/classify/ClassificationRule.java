@@ -9,8 +9,8 @@ import java.util.Locale;
 import java.util.Set;
 
 import io.github.llmresilience.classify.vendor.WaitHints;
-import io.github.llmresilience.timeout.internal.TimeLimits;
 import io.github.llmresilience.settings.InvalidSettingException;
+import io.github.llmresilience.timeout.TimeLimits;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -3,7 +3,7 @@ package io.github.llmresilience.classify;
 import java.time.Clock;
 import java.time.Duration;
 
-import io.github.llmresilience.timeout.internal.TimeLimits;
+import io.github.llmresilience.timeout.TimeLimits;
 
 /**
  * What the built-in classifiers need besides the answer itself.

@@ -5,7 +5,7 @@ import java.util.Map;
 
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.usage.Usage;
-import io.github.llmresilience.usage.internal.UsageReader;
+import io.github.llmresilience.usage.UsageReader;
 import org.jspecify.annotations.Nullable;
 
 /**

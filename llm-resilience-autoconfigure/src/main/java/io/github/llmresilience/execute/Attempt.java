@@ -12,7 +12,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.usage.Usage;
-import io.github.llmresilience.usage.internal.UsageReader;
+import io.github.llmresilience.usage.UsageReader;
 import org.jspecify.annotations.Nullable;
 
 /**

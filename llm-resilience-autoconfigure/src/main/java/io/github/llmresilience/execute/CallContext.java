@@ -11,11 +11,11 @@ import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.UnclassifiedListener;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.extract.ErrorExtractors;
-import io.github.llmresilience.overload.internal.ProviderOverloads;
+import io.github.llmresilience.overload.ProviderOverloads;
 import io.github.llmresilience.pool.PoolSettings;
-import io.github.llmresilience.pool.internal.Pools;
+import io.github.llmresilience.pool.Pools;
+import io.github.llmresilience.retry.Backoff;
 import io.github.llmresilience.retry.RetrySettings;
-import io.github.llmresilience.retry.internal.Backoff;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -5,11 +5,11 @@ import java.time.Instant;
 import java.util.List;
 import java.util.function.LongSupplier;
 
+import io.github.llmresilience.pool.Grant;
 import io.github.llmresilience.pool.PoolSettings;
-import io.github.llmresilience.pool.internal.Grant;
-import io.github.llmresilience.pool.internal.Pools;
-import io.github.llmresilience.pool.internal.ReleasePace;
-import io.github.llmresilience.pool.internal.ScopePartition;
+import io.github.llmresilience.pool.Pools;
+import io.github.llmresilience.pool.ReleasePace;
+import io.github.llmresilience.pool.ScopePartition;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -10,9 +10,9 @@ import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.CallObserver.RetryResult;
 import io.github.llmresilience.execute.ChainStep.Skip;
+import io.github.llmresilience.pool.Grant;
 import io.github.llmresilience.pool.PoolSettings;
-import io.github.llmresilience.pool.internal.Grant;
-import io.github.llmresilience.pool.internal.ScopePartition;
+import io.github.llmresilience.pool.ScopePartition;
 import org.jspecify.annotations.Nullable;
 
 /**

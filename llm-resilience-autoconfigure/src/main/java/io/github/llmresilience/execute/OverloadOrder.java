@@ -1,6 +1,6 @@
 package io.github.llmresilience.execute;
 
-import io.github.llmresilience.overload.internal.ProviderOverloads;
+import io.github.llmresilience.overload.ProviderOverloads;
 
 /**
  * The order a call tries its chain's targets in while a provider is marked overloaded:

@@ -3,7 +3,7 @@ package io.github.llmresilience.execute;
 import java.time.Duration;
 
 import io.github.llmresilience.breaker.BreakerSettings;
-import io.github.llmresilience.timeout.internal.TimeLimits;
+import io.github.llmresilience.timeout.TimeLimits;
 import org.jspecify.annotations.Nullable;
 
 /**

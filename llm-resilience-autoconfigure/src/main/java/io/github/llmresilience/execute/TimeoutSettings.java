@@ -3,7 +3,7 @@ package io.github.llmresilience.execute;
 import java.time.Duration;
 
 import io.github.llmresilience.timeout.AdaptiveSettings;
-import io.github.llmresilience.timeout.internal.TimeLimits;
+import io.github.llmresilience.timeout.TimeLimits;
 
 /**
  * Time limits of calls and attempts. Every duration is positive and at most

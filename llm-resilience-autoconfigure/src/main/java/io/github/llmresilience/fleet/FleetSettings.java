@@ -3,8 +3,8 @@ package io.github.llmresilience.fleet;
 import java.time.Duration;
 import java.util.Objects;
 
-import io.github.llmresilience.timeout.internal.TimeLimits;
 import io.github.llmresilience.settings.InvalidSettingException;
+import io.github.llmresilience.timeout.TimeLimits;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -6,8 +6,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.llmresilience.execute.Answer;
 import io.github.llmresilience.execute.CallObserver;
+import io.github.llmresilience.spend.DomainSpend;
 import io.github.llmresilience.spend.Price;
-import io.github.llmresilience.spend.internal.DomainSpend;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.usage.Usage;
 import io.micrometer.core.instrument.Counter;

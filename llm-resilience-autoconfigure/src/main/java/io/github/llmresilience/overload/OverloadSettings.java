@@ -2,8 +2,8 @@ package io.github.llmresilience.overload;
 
 import java.time.Duration;
 
-import io.github.llmresilience.timeout.internal.TimeLimits;
 import io.github.llmresilience.settings.InvalidSettingException;
+import io.github.llmresilience.timeout.TimeLimits;
 
 /**
  * How long a provider stays marked overloaded after an answer that speaks for its whole

@@ -3,8 +3,8 @@ package io.github.llmresilience.pool;
 import java.time.Duration;
 import java.util.regex.Pattern;
 
-import io.github.llmresilience.timeout.internal.TimeLimits;
 import io.github.llmresilience.settings.InvalidSettingException;
+import io.github.llmresilience.timeout.TimeLimits;
 
 /**
  * One traffic class. A component out of its range fails construction.

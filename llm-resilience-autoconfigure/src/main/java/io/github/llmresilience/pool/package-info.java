@@ -2,6 +2,10 @@
  * Quota pools (traffic classes): how each quota scope's capacity is shared between
  * interactive, background and evaluation calls, and how long each may wait for a rate
  * limit to clear. The partition itself is in {@code pool.internal}.
+ * <p>
+ * Engine-facing (public for the engine and the auto-configuration, not an API for
+ * applications): {@link BucketSource}, {@link Grant}, {@link Pools}, {@link ReleasePace},
+ * {@link ScopePartition}.
  */
 @NullMarked
 package io.github.llmresilience.pool;

@@ -2,8 +2,8 @@ package io.github.llmresilience.retry;
 
 import java.time.Duration;
 
-import io.github.llmresilience.timeout.internal.TimeLimits;
 import io.github.llmresilience.settings.InvalidSettingException;
+import io.github.llmresilience.timeout.TimeLimits;
 
 /**
  * Same-target retries. Every duration is at most {@link TimeLimits#MAX}; a component out

@@ -2,8 +2,8 @@ package io.github.llmresilience.throttle;
 
 import java.time.Duration;
 
-import io.github.llmresilience.timeout.internal.TimeLimits;
 import io.github.llmresilience.settings.InvalidSettingException;
+import io.github.llmresilience.timeout.TimeLimits;
 
 /**
  * How accounts are parked after a quota answer and locked after credential errors. Every

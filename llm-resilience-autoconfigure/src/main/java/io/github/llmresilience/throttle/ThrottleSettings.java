@@ -2,8 +2,8 @@ package io.github.llmresilience.throttle;
 
 import java.time.Duration;
 
-import io.github.llmresilience.timeout.internal.TimeLimits;
 import io.github.llmresilience.settings.InvalidSettingException;
+import io.github.llmresilience.timeout.TimeLimits;
 
 /**
  * How long a rate-limited quota scope stays gated. A component out of its range fails

@@ -2,7 +2,6 @@ package io.github.llmresilience.timeout;
 
 import java.time.Duration;
 
-import io.github.llmresilience.timeout.internal.TimeLimits;
 import io.github.llmresilience.settings.InvalidSettingException;
 
 /**

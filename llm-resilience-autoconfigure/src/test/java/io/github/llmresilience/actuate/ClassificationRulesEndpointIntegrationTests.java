@@ -6,8 +6,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.github.llmresilience.actuate.ActuatorTestApplication.EventCollector;
+import io.github.llmresilience.change.RecentStateChanges;
 import io.github.llmresilience.change.StateChange;
-import io.github.llmresilience.change.internal.RecentStateChanges;
 import io.github.llmresilience.classify.ClassificationRule;
 import io.github.llmresilience.classify.ClassificationRules;
 import io.github.llmresilience.context.event.ClassificationRulesEditedEvent;
@@ -22,7 +22,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
-
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;

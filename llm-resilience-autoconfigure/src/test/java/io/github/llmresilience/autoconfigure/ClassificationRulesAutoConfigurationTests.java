@@ -4,7 +4,7 @@ import java.time.Instant;
 
 import io.github.llmresilience.classify.ClassificationRules;
 import io.github.llmresilience.classify.Outcome;
-import io.github.llmresilience.classify.internal.RecentUnclassified;
+import io.github.llmresilience.classify.RecentUnclassified;
 import io.github.llmresilience.execute.LlmRejectedException;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.test.FakeProvider;
@@ -12,7 +12,6 @@ import io.github.llmresilience.test.FakeProvider.Reply;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;

@@ -15,10 +15,9 @@ import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.extract.OpenAiSdkErrorExtractor;
-import io.github.llmresilience.target.internal.TargetRegistry;
+import io.github.llmresilience.target.TargetRegistry;
 import io.github.llmresilience.web.WebClientErrorExtractor;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;

@@ -5,10 +5,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.llmresilience.change.RecentStateChanges;
 import io.github.llmresilience.change.StateChange;
-import io.github.llmresilience.change.internal.RecentStateChanges;
 import io.github.llmresilience.classify.ProviderResponse;
-import io.github.llmresilience.classify.internal.RecentUnclassified;
+import io.github.llmresilience.classify.RecentUnclassified;
 import io.github.llmresilience.context.event.AccountReleasedEvent;
 import io.github.llmresilience.context.event.BreakerTransitionEvent;
 import io.github.llmresilience.context.event.ChainEditedEvent;
@@ -19,7 +19,6 @@ import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.execute.LlmUnavailableException;
 import io.github.llmresilience.extract.ProviderAnswerException;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;

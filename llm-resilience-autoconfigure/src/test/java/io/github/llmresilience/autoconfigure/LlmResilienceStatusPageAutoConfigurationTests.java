@@ -9,9 +9,8 @@ import io.github.llmresilience.actuate.LlmResilienceStatusPageEndpoint;
 import io.github.llmresilience.actuate.StatusPageView;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.state.FleetState;
-import io.github.llmresilience.traffic.internal.TrafficHistory;
+import io.github.llmresilience.traffic.TrafficHistory;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
 import org.springframework.boot.actuate.endpoint.web.ExposableWebEndpoint;

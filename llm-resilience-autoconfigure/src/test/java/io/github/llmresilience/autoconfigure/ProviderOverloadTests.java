@@ -5,8 +5,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 
+import io.github.llmresilience.change.RecentStateChanges;
 import io.github.llmresilience.change.StateChange;
-import io.github.llmresilience.change.internal.RecentStateChanges;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.state.ProviderState;
 import io.github.llmresilience.test.FakeProvider;
@@ -18,7 +18,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.web.reactive.function.client.WebClient;

@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.llmresilience.breaker.Breaker;
 import io.github.llmresilience.breaker.BreakerSettings;
-import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.Verdict;
@@ -30,10 +30,9 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.springframework.web.reactive.function.client.WebClientResponseException;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
-
-import org.springframework.web.reactive.function.client.WebClientResponseException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

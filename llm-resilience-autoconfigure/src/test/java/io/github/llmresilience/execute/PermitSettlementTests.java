@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
+import io.github.llmresilience.breaker.Breaker;
 import io.github.llmresilience.breaker.BreakerSettings;
-import io.github.llmresilience.breaker.internal.Breaker;
 import io.github.llmresilience.classify.ClassifierSettings;
 import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.classify.ProviderErrorClassifier;

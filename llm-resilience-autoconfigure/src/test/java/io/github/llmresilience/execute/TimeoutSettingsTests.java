@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.function.Consumer;
 
 import io.github.llmresilience.timeout.AdaptiveSettings;
-import io.github.llmresilience.timeout.internal.TimeLimits;
+import io.github.llmresilience.timeout.TimeLimits;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -4,8 +4,7 @@ import java.net.URI;
 import java.util.List;
 import java.util.Map;
 
-import io.github.llmresilience.change.internal.StateChanges;
-import io.github.llmresilience.target.internal.TargetRegistry;
+import io.github.llmresilience.change.StateChanges;
 import io.github.llmresilience.test.ManualTime;
 import org.junit.jupiter.api.Test;
 

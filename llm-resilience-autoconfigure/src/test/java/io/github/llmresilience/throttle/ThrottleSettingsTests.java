@@ -2,7 +2,7 @@ package io.github.llmresilience.throttle;
 
 import java.time.Duration;
 
-import io.github.llmresilience.timeout.internal.TimeLimits;
+import io.github.llmresilience.timeout.TimeLimits;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -3,7 +3,6 @@ package io.github.llmresilience.timeout;
 import java.time.Duration;
 import java.util.function.Consumer;
 
-import io.github.llmresilience.timeout.internal.TimeLimits;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

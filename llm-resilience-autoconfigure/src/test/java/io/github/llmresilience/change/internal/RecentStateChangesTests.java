@@ -2,6 +2,7 @@ package io.github.llmresilience.change.internal;
 
 import java.time.Instant;
 
+import io.github.llmresilience.change.RecentStateChanges;
 import io.github.llmresilience.change.StateChange;
 import org.junit.jupiter.api.Test;
 

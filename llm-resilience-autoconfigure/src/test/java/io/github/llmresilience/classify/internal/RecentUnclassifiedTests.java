@@ -2,6 +2,7 @@ package io.github.llmresilience.classify.internal;
 
 import java.time.Duration;
 
+import io.github.llmresilience.classify.RecentUnclassified;
 import io.github.llmresilience.test.ManualTime;
 import org.junit.jupiter.api.Test;
 

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 
+import io.github.llmresilience.retry.Backoff;
 import io.github.llmresilience.test.SeededTries;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -3,6 +3,7 @@ package io.github.llmresilience.retry.internal;
 import java.time.Clock;
 import java.time.Duration;
 
+import io.github.llmresilience.retry.RetryBudget;
 import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.test.ManualTime;
 import org.junit.jupiter.api.Test;

@@ -9,8 +9,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 
 import io.github.llmresilience.change.StateChange;
-import io.github.llmresilience.change.internal.StateChanges;
+import io.github.llmresilience.change.StateChanges;
 import io.github.llmresilience.target.Target;
+import io.github.llmresilience.target.TargetRegistry;
 import io.github.llmresilience.test.ManualTime;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -14,6 +14,7 @@ import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.ChainStep.Skip;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.test.ManualTime;
+import io.github.llmresilience.traffic.TrafficHistory;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

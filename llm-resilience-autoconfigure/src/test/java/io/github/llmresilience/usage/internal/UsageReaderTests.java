@@ -5,6 +5,7 @@ import java.util.Map;
 
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.usage.Usage;
+import io.github.llmresilience.usage.UsageReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -13,7 +13,7 @@ import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.classify.vendor.BuiltInClassifiers;
 import io.github.llmresilience.usage.Usage;
-import io.github.llmresilience.usage.internal.UsageReader;
+import io.github.llmresilience.usage.UsageReader;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import tools.jackson.databind.json.JsonMapper;
