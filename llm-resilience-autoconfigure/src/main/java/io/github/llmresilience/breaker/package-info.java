@@ -1,6 +1,6 @@
 /**
- * The breaker of a failure domain: its settings. The breakers themselves are in
- * {@code breaker.internal}.
+ * The breaker of a failure domain: its settings and the breakers themselves (Resilience4j
+ * underneath).
  * <p>
  * Engine-facing (public for the engine and the auto-configuration, not an API for
  * applications): {@link Breaker}, {@link Breakers}, {@link SharedOutcomes},

@@ -1,7 +1,7 @@
 /**
  * Quota pools (traffic classes): how each quota scope's capacity is shared between
  * interactive, background and evaluation calls, and how long each may wait for a rate
- * limit to clear. The partition itself is in {@code pool.internal}.
+ * limit to clear, and the partition itself.
  * <p>
  * Engine-facing (public for the engine and the auto-configuration, not an API for
  * applications): {@link BucketSource}, {@link Grant}, {@link Pools}, {@link ReleasePace},

@@ -1,6 +1,5 @@
 /**
- * Same-target retries: their settings. Backoff and the retry budget are in
- * {@code retry.internal}.
+ * Same-target retries: their settings, the backoff and the retry budget.
  * <p>
  * Engine-facing (public for the engine and the auto-configuration, not an API for
  * applications): {@link Backoff}, {@link RetryBudget}.

@@ -1,6 +1,5 @@
 /**
- * Quota scopes and accounts: their settings. The gates and accounts are in
- * {@code throttle.internal}.
+ * Quota scopes and accounts: their settings, the gates and the accounts.
  * <p>
  * Engine-facing (public for the engine and the auto-configuration, not an API for
  * applications): {@link Accounts}, {@link ThrottleGate}.

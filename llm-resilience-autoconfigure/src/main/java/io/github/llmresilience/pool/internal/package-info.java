@@ -1,6 +1,5 @@
 /**
- * The partition of each quota scope into pools (Bucket4j buckets) and the queue of calls
- * waiting for a release: mechanisms, not API.
+ * Reading a quota scope's capacity from the provider's headers: mechanisms, not API.
  */
 @NullMarked
 package io.github.llmresilience.pool.internal;
