@@ -3,6 +3,7 @@ package io.github.llmresilience.breaker;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import io.github.llmresilience.classify.Verdict;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -34,7 +35,8 @@ public final class Breaker {
 
 	private final String domain;
 
-	private final CircuitBreaker circuitBreaker;
+	/** Resilience4j's breaker, which tells its changes itself. */
+	private final PublishingCircuitBreaker circuitBreaker;
 
 	private final BreakerSettings settings;
 
@@ -60,9 +62,14 @@ public final class Breaker {
 	/** The canary mode; {@code null} when a call is the trial. */
 	private volatile @Nullable ProbeLease probe;
 
-	Breaker(String domain, CircuitBreaker circuitBreaker, BreakerSettings settings, Clock clock) {
+	/**
+	 * @param resilience4j the Resilience4j breaker, which only this one moves from now on
+	 * @param listener who hears of its changes, told under this breaker's lock
+	 */
+	Breaker(String domain, CircuitBreaker resilience4j, BreakerSettings settings, Clock clock,
+			Function<Breaker, PublishingCircuitBreaker.Listener> listener) {
 		this.domain = domain;
-		this.circuitBreaker = circuitBreaker;
+		this.circuitBreaker = new PublishingCircuitBreaker(resilience4j, this, listener.apply(this));
 		this.settings = settings;
 		this.clock = clock;
 		this.slowCallNanos = settings.slowCallDuration().toNanos();
@@ -76,7 +83,8 @@ public final class Breaker {
 
 	/**
 	 * The Resilience4j breaker underneath, for this library's tests and Resilience4j's
-	 * own tooling; operators change state through the commands below.
+	 * own tooling; operators change state through the commands below. Its transitions and
+	 * resets are told through this breaker however it is moved.
 	 */
 	public CircuitBreaker circuitBreaker() {
 		return this.circuitBreaker;
@@ -274,6 +282,8 @@ public final class Breaker {
 	 * the event of the change saying why. Guarded by this.
 	 */
 	void moving(Opening change, Runnable moves) {
+		// A change a call made and has not told yet is not this mode's.
+		this.circuitBreaker.tellChanges();
 		Opening before = this.opening;
 		this.opening = change;
 		try {

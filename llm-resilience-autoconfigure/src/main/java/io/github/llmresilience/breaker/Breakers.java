@@ -15,7 +15,6 @@ import io.github.llmresilience.classify.Verdict;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
-import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;
 
 /**
  * One Resilience4j breaker per failure domain, in one {@link CircuitBreakerRegistry}
@@ -106,13 +105,39 @@ public final class Breakers {
 			.recordException((error) -> verdictOf.apply(error).countsAsFailure())
 			.ignoreException((error) -> ignores(verdictOf.apply(error).outcome()))
 			.build();
-		CircuitBreaker circuitBreaker = this.registry.circuitBreaker(domain, config);
-		Breaker breaker = new Breaker(domain, circuitBreaker, settings, this.clock);
-		circuitBreaker.getEventPublisher().onStateTransition((event) -> onTransition(breaker, event));
-		// A reset is no state transition in Resilience4j, but it is a change: it closes
-		// the breaker, clears its window and starts the open duration over.
-		circuitBreaker.getEventPublisher().onReset((event) -> onReset(breaker));
+		CircuitBreaker resilience4j = this.registry.circuitBreaker(domain, config);
+		// No consumer on Resilience4j's event publisher: with one, Resilience4j would
+		// build an event for every success. The breaker tells its changes itself.
+		Breaker breaker = new Breaker(domain, resilience4j, settings, this.clock, Changes::new);
+		// The registry (and the meter binders that read it) keeps the breaker every
+		// caller moves, so that no move goes untold.
+		this.registry.replace(domain, breaker.circuitBreaker());
 		return breaker;
+	}
+
+	/** What one breaker's changes publish. */
+	private final class Changes implements PublishingCircuitBreaker.Listener {
+
+		private final Breaker breaker;
+
+		Changes(Breaker breaker) {
+			this.breaker = breaker;
+		}
+
+		@Override
+		public void transitioned(CircuitBreaker.State from, CircuitBreaker.State to) {
+			onTransition(this.breaker, from, to);
+		}
+
+		/**
+		 * A reset is no state transition in Resilience4j, but it is a change: it closes
+		 * the breaker, clears its window and starts the open duration over.
+		 */
+		@Override
+		public void reset() {
+			onReset(this.breaker);
+		}
+
 	}
 
 	private void onReset(Breaker breaker) {
@@ -120,16 +145,14 @@ public final class Breakers {
 		this.events.publish(StateChange.Kind.BREAKER_RESET, breaker.domain(), "window cleared", null);
 	}
 
-	private void onTransition(Breaker breaker, CircuitBreakerOnStateTransitionEvent event) {
-		CircuitBreaker.State to = event.getStateTransition().getToState();
+	private void onTransition(Breaker breaker, CircuitBreaker.State from, CircuitBreaker.State to) {
 		// A transition a mode made (spend, the fleet, the canary) says why; else the
 		// rates that made it.
 		String reason = breaker.entered(to);
 		CircuitBreaker.Metrics metrics = breaker.circuitBreaker().getMetrics();
-		String detail = (reason != null) ? event.getStateTransition().getFromState() + " -> " + to + " (" + reason + ")"
-				: String.format("%s -> %s (failure rate %.1f%%, slow-call rate %.1f%%, %d calls)",
-						event.getStateTransition().getFromState(), to, metrics.getFailureRate(),
-						metrics.getSlowCallRate(), metrics.getNumberOfBufferedCalls());
+		String detail = (reason != null) ? from + " -> " + to + " (" + reason + ")"
+				: String.format("%s -> %s (failure rate %.1f%%, slow-call rate %.1f%%, %d calls)", from, to,
+						metrics.getFailureRate(), metrics.getSlowCallRate(), metrics.getNumberOfBufferedCalls());
 		switch (to) {
 			case OPEN ->
 				this.events.publish(StateChange.Kind.BREAKER_OPENED, breaker.domain(), detail, breaker.availableAt());

@@ -16,6 +16,8 @@ import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.test.ManualTime;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.circuitbreaker.event.CircuitBreakerEvent;
+import io.github.resilience4j.core.EventProcessor;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -206,6 +208,33 @@ class BreakersTests {
 			assertThat(change.until()).isAfter(change.at())
 				.isBetween(before.plus(OPEN).minusMillis(1), after.plus(OPEN).plusMillis(1));
 		});
+	}
+
+	@Test
+	void registersNoConsumerOnResilience4jsPublisherSoThatNoSuccessBuildsAnEvent() {
+		Breaker breaker = this.breakers.forDomain(DOMAIN, SETTINGS, CLASSIFY);
+		open(breaker);
+		breaker.reset();
+		assertThat(breaker.tryAcquire()).isTrue();
+		breaker.onSuccess(1_000_000);
+		assertThat(this.changes).extracting(StateChange::kind)
+			.containsExactly(Kind.BREAKER_OPENED, Kind.BREAKER_CLOSED, Kind.BREAKER_RESET);
+		assertThat(((EventProcessor<?>) breaker.circuitBreaker().getEventPublisher()).hasConsumers()).isFalse();
+	}
+
+	@Test
+	void resilience4jsOwnToolingStillHearsEveryCallAndChange() {
+		Breaker breaker = this.breakers.forDomain(DOMAIN, SETTINGS, CLASSIFY);
+		List<CircuitBreakerEvent.Type> heard = new CopyOnWriteArrayList<>();
+		this.registry.circuitBreaker(DOMAIN).getEventPublisher().onEvent((event) -> heard.add(event.getEventType()));
+		open(breaker);
+		breaker.reset();
+		assertThat(breaker.tryAcquire()).isTrue();
+		breaker.onSuccess(1_000_000);
+		assertThat(heard).contains(CircuitBreakerEvent.Type.STATE_TRANSITION, CircuitBreakerEvent.Type.RESET)
+			.endsWith(CircuitBreakerEvent.Type.SUCCESS);
+		assertThat(this.changes).extracting(StateChange::kind)
+			.containsExactly(Kind.BREAKER_OPENED, Kind.BREAKER_CLOSED, Kind.BREAKER_RESET);
 	}
 
 	private static Breakers breakers(Clock clock, List<StateChange> changes) {
