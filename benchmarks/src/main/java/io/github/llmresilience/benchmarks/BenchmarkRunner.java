@@ -190,16 +190,16 @@ public final class BenchmarkRunner {
 		List<Row> rows = new ArrayList<>();
 		String bare = "bareResilience4j@1";
 		rows.add(new Row(bare, "bare Resilience4j breaker, default config (baseline)", null, ""));
-		rows.add(new Row("llmResilienceCall@1", "LlmResilience.call, one-target chain", bare, "<= 1.2"));
+		rows.add(new Row("llmResilienceCall@1", "LlmResilience.call, one-target chain", bare, "<= 2.0"));
 		rows.add(new Row("llmResilienceCallMicrometer@1",
-				"LlmResilience.call with the starter's Micrometer meters (SimpleMeterRegistry)", bare, "<= 1.2"));
-		rows.add(new Row("llmResilienceCallOnTarget@1", "LlmResilience.callOnTarget", bare, "<= 1.2"));
+				"LlmResilience.call with the starter's Micrometer meters (SimpleMeterRegistry)", bare, "<= 2.0"));
+		rows.add(new Row("llmResilienceCallOnTarget@1", "LlmResilience.callOnTarget", bare, "<= 2.0"));
 		rows.add(new Row("llmResilienceCallParallelScheduler@1",
 				"former default: LlmResilience.call, timeouts on Schedulers.parallel()", bare, ""));
 		rows.add(new Row("bareResilience4jReactive@1", "bare Resilience4j Reactor operator, block() (baseline)", null,
 				""));
 		rows.add(new Row("llmResilienceExecute@1", "LlmResilience.execute, block()", "bareResilience4jReactive@1",
-				"<= 1.2"));
+				"<= 2.0"));
 		rows.add(new Row("llmResilienceExecuteParallelScheduler@1",
 				"former default: LlmResilience.execute, timeouts on Schedulers.parallel()",
 				"bareResilience4jReactive@1", ""));
@@ -223,7 +223,7 @@ public final class BenchmarkRunner {
 			String baseline = "bareResilience4j@" + threads;
 			rows.add(new Row(baseline, "bare Resilience4j, " + threads + " threads (baseline)", null, ""));
 			rows.add(new Row("llmResilienceCall@" + threads, "LlmResilience.call, " + threads + " threads", baseline,
-					"<= 1.2"));
+					"<= 2.0"));
 			rows.add(new Row("llmResilienceCallParallelScheduler@" + threads,
 					"former default: LlmResilience.call on Schedulers.parallel(), " + threads + " threads", baseline,
 					""));
