@@ -1,5 +1,6 @@
 package io.github.llmresilience.benchmarks;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import io.github.llmresilience.execute.BlockingTargetCall;
@@ -40,7 +41,14 @@ public class FleetBenchmark {
 		this.alone = builder().build();
 		FleetRedis redis = FleetRedis.fromEnvironment();
 		String namespace = FleetRedis.namespace("bench-success");
-		this.pod = redis.pod("pod-1", namespace, builder(), FleetSettings.defaults(namespace));
+		// The start waits for the first sync up to the command timeout: 10 s, not the
+		// default
+		// 1 s, so that a busy machine's first connection (Lettuce's connect, the script's
+		// load) is waited for. What is measured is a connected pod's call.
+		FleetSettings defaults = FleetSettings.defaults(namespace);
+		FleetSettings settings = new FleetSettings(namespace, defaults.syncInterval(), defaults.window(),
+				defaults.probeInterval(), defaults.probeLease(), defaults.gateJitter(), Duration.ofSeconds(10));
+		this.pod = redis.pod("pod-1", namespace, builder(), settings);
 		this.inFleet = this.pod.resilience();
 		if (!this.inFleet.fleet().connected()) {
 			throw new IllegalStateException("Fleet mode did not connect to Redis at " + redis);
