@@ -137,21 +137,16 @@ class CallWaitTests {
 		Pools pools = pools(true);
 		Place a = new Place(pools, "acct/a");
 		Place b = new Place(pools, "acct/b").gatedFor(Duration.ofSeconds(5));
-		ScopePartition partition = a.partition();
-		assertThat(partition).isNotNull();
-		// 600 requests a minute, 70 % the interactive pool's: spend them.
-		while (pools.tryTake(partition, INTERACTIVE, 0) != null) {
-		}
+		ScopePartition partition = spend(pools, a);
 		CallWait wait = waitOn(pools);
-		List<ChainStep> spent = List.of(skipped("a", Skip.POOL_EXHAUSTED), skipped("b", Skip.SCOPE_GATED));
 
-		long nanos = wait.next(new Place[] { a, b }, spent, Long.MAX_VALUE);
+		long nanos = wait.next(new Place[] { a, b }, SPENT, Long.MAX_VALUE);
 
 		assertThat(nanos).isBetween(CallWait.MIN_WAIT_NANOS, Duration.ofSeconds(2).toNanos());
 		assertThat(wait.draw(a, partition)).as("not due yet").isNull();
 		assertThat(wait.drawNanos(a)).isPositive().isLessThanOrEqualTo(nanos);
 		this.time.advance(Duration.ofNanos(nanos));
-		assertThat(wait.walkAgain(spent.size(), Long.MAX_VALUE)).isTrue();
+		assertThat(wait.walkAgain(SPENT.size(), Long.MAX_VALUE)).isTrue();
 		Grant grant = wait.draw(a, partition);
 		assertThat(grant).as("the reserved place").isNotNull();
 		assertThat(pools.queued(INTERACTIVE.name())).isZero();
@@ -162,14 +157,10 @@ class CallWaitTests {
 		Pools pools = pools(true);
 		Place a = new Place(pools, "acct/a");
 		Place b = new Place(pools, "acct/b").gatedFor(Duration.ofSeconds(5));
-		ScopePartition partition = a.partition();
-		assertThat(partition).isNotNull();
-		while (pools.tryTake(partition, INTERACTIVE, 0) != null) {
-		}
-		List<ChainStep> spent = List.of(skipped("a", Skip.POOL_EXHAUSTED), skipped("b", Skip.SCOPE_GATED));
+		spend(pools, a);
 		CallWait first = waitOn(pools);
-		long firstNanos = first.next(new Place[] { a, b }, spent, Long.MAX_VALUE);
-		long behind = waitOn(pools).next(new Place[] { a, b }, spent, Long.MAX_VALUE);
+		long firstNanos = first.next(new Place[] { a, b }, SPENT, Long.MAX_VALUE);
+		long behind = waitOn(pools).next(new Place[] { a, b }, SPENT, Long.MAX_VALUE);
 		assertThat(behind).isGreaterThan(firstNanos);
 
 		first.cancel();
@@ -178,7 +169,7 @@ class CallWaitTests {
 		// The place the first call reserved is free: the next call to come waits no
 		// longer than the first did.
 		CallWait next = waitOn(pools);
-		assertThat(next.next(new Place[] { a, b }, spent, Long.MAX_VALUE)).isLessThanOrEqualTo(behind);
+		assertThat(next.next(new Place[] { a, b }, SPENT, Long.MAX_VALUE)).isLessThanOrEqualTo(behind);
 	}
 
 	@Test
@@ -198,6 +189,19 @@ class CallWaitTests {
 		assertThat(nanos).isGreaterThan(300 * MILLI);
 		wait.cancel();
 		assertThat(pools.queued(INTERACTIVE.name())).isZero();
+	}
+
+	/** A walk that found the first place's share spent and the second gated. */
+	private static final List<ChainStep> SPENT = List.of(skipped("a", Skip.POOL_EXHAUSTED),
+			skipped("b", Skip.SCOPE_GATED));
+
+	/** Spend the interactive pool's share at the place: 70 % of 600 requests a minute. */
+	private static ScopePartition spend(Pools pools, Place place) {
+		ScopePartition partition = place.partition();
+		assertThat(partition).isNotNull();
+		while (pools.tryTake(partition, INTERACTIVE, 0) != null) {
+		}
+		return partition;
 	}
 
 	private static ChainStep skipped(String target, Skip why) {
