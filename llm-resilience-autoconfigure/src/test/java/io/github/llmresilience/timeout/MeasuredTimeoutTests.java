@@ -318,6 +318,24 @@ class MeasuredTimeoutTests {
 		});
 	}
 
+	@Test
+	void theOnePassOverTheLargestValuesFindsTheSameNearestRankAsSortingAndMovesNothing() {
+		SeededTries.run(2_000, (random) -> {
+			long[] values = new long[1 + random.nextInt(LatencyRecord.CAPACITY)];
+			for (int i = 0; i < values.length; i++) {
+				// Few distinct values too, so that ties at the rank are tried.
+				values[i] = random.nextBoolean() ? random.nextLong() : random.nextInt(5);
+			}
+			double rank = (random.nextInt(4) == 0) ? (1 + random.nextInt(100)) / 100.0 : 0.99;
+			long[] before = values.clone();
+			long[] sorted = values.clone();
+			Arrays.sort(sorted);
+			int index = Math.max(0, (int) Math.ceil(rank * sorted.length) - 1);
+			assertThat(LatencyRecord.percentile(values, values.length, rank, new long[16])).isEqualTo(sorted[index]);
+			assertThat(values).isEqualTo(before);
+		});
+	}
+
 	private static MeasuredTimeout warmedUp(AdaptiveSettings adaptive, long latency) {
 		return warmedUp(Duration.ofSeconds(30), adaptive, latency);
 	}
