@@ -191,8 +191,12 @@ public final class BenchmarkRunner {
 		String bare = "bareResilience4j@1";
 		rows.add(new Row(bare, "bare Resilience4j breaker, default config (baseline)", null, ""));
 		rows.add(new Row("llmResilienceCall@1", "LlmResilience.call, one-target chain", bare, "<= 2.0"));
+		rows.add(new Row("bareResilience4jMicrometer@1",
+				"bare Resilience4j breaker with resilience4j-micrometer's tagged meters (SimpleMeterRegistry) (baseline)",
+				null, ""));
 		rows.add(new Row("llmResilienceCallMicrometer@1",
-				"LlmResilience.call with the starter's Micrometer meters (SimpleMeterRegistry)", bare, "<= 2.0"));
+				"LlmResilience.call with the starter's Micrometer meters (SimpleMeterRegistry)",
+				"bareResilience4jMicrometer@1", "<= 2.0"));
 		rows.add(new Row("llmResilienceCallOnTarget@1", "LlmResilience.callOnTarget", bare, "<= 2.0"));
 		rows.add(new Row("llmResilienceCallParallelScheduler@1",
 				"former default: LlmResilience.call, timeouts on Schedulers.parallel()", bare, ""));

@@ -40,6 +40,7 @@ class BenchmarkSetupTests {
 		benchmark.setUp();
 		try {
 			assertThat(benchmark.bareResilience4j()).isEqualTo(SuccessPathBenchmark.ANSWER);
+			assertThat(benchmark.bareResilience4jMicrometer()).isEqualTo(SuccessPathBenchmark.ANSWER);
 			assertThat(benchmark.llmResilienceCall()).isEqualTo(SuccessPathBenchmark.ANSWER);
 			assertThat(benchmark.llmResilienceCallOnTarget()).isEqualTo(SuccessPathBenchmark.ANSWER);
 			assertThat(benchmark.llmResilienceCallParallelScheduler()).isEqualTo(SuccessPathBenchmark.ANSWER);
