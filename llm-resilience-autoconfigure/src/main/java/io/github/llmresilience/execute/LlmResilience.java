@@ -249,9 +249,7 @@ public final class LlmResilience implements AutoCloseable {
 			// settled.
 			source = Mono.error(thrown(target, ex));
 		}
-		return source.timeout(attempt.timeout(), this.scheduler)
-			.doOnCancel(() -> run.cancelled(target, attempt))
-			.doOnSuccess((value) -> run.answered(target, attempt))
+		return new TimedAttempt<>(source, run, target, attempt, this.scheduler, this.alarms)
 			.onErrorResume((error) -> switch (run.failed(target, attempt, error)) {
 				case RETRY -> Mono.delay(Duration.ofNanos(run.delayNanos()), this.scheduler)
 					.then(Mono.defer(() -> next(run, run.afterBackoff(target), call)));
