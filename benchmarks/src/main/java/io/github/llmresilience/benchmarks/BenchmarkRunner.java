@@ -209,7 +209,10 @@ public final class BenchmarkRunner {
 				"bareResilience4jReactive@1", ""));
 		rows.add(new Row("timeoutAlarm@1", "part: timeout alarm, schedule + dispose on Schedulers.parallel()", bare,
 				""));
-		rows.add(new Row("timeoutAlarmCoalescingTimer@1", "part: the same alarm on the coalescing timer (the default)",
+		rows.add(new Row("timeoutAlarmCoalescingTimer@1",
+				"part: the same alarm as a timed task on the coalescing timer (a reactive attempt's)", bare, ""));
+		rows.add(new Row("timeoutAlarmThreadOwn@1",
+				"part: the calling thread's own alarm on the coalescing timer, armed + disarmed (a blocking attempt's)",
 				bare, ""));
 		rows.add(new Row("resilience4jWithTransitionListener@1", "part: bare breaker + a state-transition listener",
 				bare, ""));

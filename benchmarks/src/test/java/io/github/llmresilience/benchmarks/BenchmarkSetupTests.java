@@ -61,6 +61,7 @@ class BenchmarkSetupTests {
 		try {
 			assertThat(benchmark.timeoutAlarm().isDisposed()).isTrue();
 			assertThat(benchmark.timeoutAlarmCoalescingTimer().isDisposed()).isTrue();
+			assertThat(benchmark.timeoutAlarmThreadOwn().isDisposed()).isTrue();
 			assertThat(benchmark.resilience4jWithTransitionListener()).isEqualTo(SuccessPathBenchmark.ANSWER);
 			assertThat(benchmark.ourBreakerPermitAndSuccess()).isTrue();
 			assertThat(benchmark.accountAndGateChecks()).isTrue();
