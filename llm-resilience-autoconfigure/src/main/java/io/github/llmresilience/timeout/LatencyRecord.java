@@ -31,6 +31,12 @@ final class LatencyRecord {
 	/** How many of the largest values a scan keeps at most. */
 	private static final int LARGEST = 16;
 
+	/** The ring's blocks of {@link #REFRESH} samples. */
+	private static final int BLOCKS = CAPACITY / REFRESH;
+
+	/** How many of the ring's values are at or above its 99th percentile: 11. */
+	private static final int KEPT = CAPACITY - rankIndex(CAPACITY, 0.99);
+
 	private final long[] ring = new long[CAPACITY];
 
 	/**
@@ -39,6 +45,19 @@ final class LatencyRecord {
 	 * lock.
 	 */
 	private final long[] largest = new long[LARGEST];
+
+	/** Each block's {@link #KEPT} largest values, once the block is complete. */
+	private final long[][] blockLargest = new long[BLOCKS][KEPT];
+
+	/** Which block of samples (counted from the first) each block's values are of. */
+	private final long[] blockOf = new long[BLOCKS];
+
+	/** The blocks' largest values together, newest block first. */
+	private final long[] merged = new long[BLOCKS * KEPT];
+
+	LatencyRecord() {
+		Arrays.fill(this.blockOf, -1);
+	}
 
 	private final AtomicLong count = new AtomicLong();
 
@@ -79,13 +98,46 @@ final class LatencyRecord {
 		if (count - this.p99At >= REFRESH || this.p99Nanos < 0) {
 			synchronized (this) {
 				if (count - this.p99At >= REFRESH || this.p99Nanos < 0) {
-					int size = (int) Math.min(count, CAPACITY);
-					this.p99Nanos = percentile(this.ring, size, 0.99, this.largest);
+					keepBlocks(count);
+					this.p99Nanos = (count < CAPACITY) ? percentile(this.ring, (int) count, 0.99, this.largest)
+							: p99OfBlocks(count);
 					this.p99At = count;
 				}
 			}
 		}
 		return this.p99Nanos;
+	}
+
+	/**
+	 * Find the largest values of each complete block among the last {@link #BLOCKS} not
+	 * yet read: normally the one just completed, which no newer sample has overwritten
+	 * yet.
+	 */
+	private void keepBlocks(long count) {
+		long newest = count / REFRESH - 1;
+		for (long block = Math.max(0, newest - BLOCKS + 1); block <= newest; block++) {
+			int at = (int) (block % BLOCKS);
+			if (this.blockOf[at] != block) {
+				percentile(this.ring, at * REFRESH, REFRESH, REFRESH - KEPT, this.blockLargest[at]);
+				this.blockOf[at] = block;
+			}
+		}
+	}
+
+	/**
+	 * The 99th percentile of the last {@link #BLOCKS} complete blocks of {@link #REFRESH}
+	 * samples, a ring's worth: the smallest of its {@link #KEPT} largest values, which
+	 * are among the {@link #KEPT} largest of each block. Each block's are found once,
+	 * when it has just completed ({@link #keepBlocks}), so a refresh reads one block and
+	 * the kept values of the others, not the whole ring.
+	 */
+	private long p99OfBlocks(long count) {
+		long newest = count / REFRESH - 1;
+		for (int i = 0; i < BLOCKS; i++) {
+			int at = (int) ((newest - i) % BLOCKS);
+			System.arraycopy(this.blockLargest[at], 0, this.merged, i * KEPT, KEPT);
+		}
+		return percentile(this.merged, 0, this.merged.length, this.merged.length - KEPT, this.largest);
 	}
 
 	/** The nearest-rank percentile of the whole array, by selection in place. */
@@ -104,14 +156,22 @@ final class LatencyRecord {
 	 */
 	static long percentile(long[] values, int size, double rank, long[] heap) {
 		int k = rankIndex(size, rank);
-		int kept = size - k;
-		if (kept > heap.length) {
+		if (size - k > heap.length) {
 			long[] copy = Arrays.copyOf(values, size);
 			return percentile(copy, size, rank);
 		}
+		return percentile(values, 0, size, k, heap);
+	}
+
+	/**
+	 * The value at index {@code k} of {@code values[from, from + size)} once sorted: the
+	 * smallest of its {@code size - k} largest, which are left in {@code heap}.
+	 */
+	static long percentile(long[] values, int from, int size, int k, long[] heap) {
+		int kept = size - k;
 		// A min-heap of the largest values so far: its root is the answer at the end.
 		int filled = 0;
-		for (int i = 0; i < size; i++) {
+		for (int i = from; i < from + size; i++) {
 			long value = values[i];
 			if (filled < kept) {
 				int at = filled++;
