@@ -103,10 +103,14 @@ class FleetFaultMatrixTests {
 				load.finish();
 
 				long baseline = load.medianMicros(loadStart, faultStart);
-				long worst = load.longestMicros(faultStart, converged);
-				String row = String.format("| %s | %d | %d | %d | %d ms | %d ms | %d ms | %d ms |", fault.description,
-						load.count(faultStart, converged), load.unavailable.get(), load.unexpected.size(),
-						baseline / 1000, worst / 1000, disconnected - faultStart, converged - healed);
+				long[] longest = load.longest(faultStart, converged);
+				long worst = longest[1];
+				String row = String.format("| %s | %d | %d | %d | %d ms | %d ms (%s) | %d ms | %d ms |",
+						fault.description, load.count(faultStart, converged), load.unavailable.get(),
+						load.unexpected.size(), baseline / 1000, worst / 1000,
+						(longest[0] < healed) ? "+" + (longest[0] - faultStart) + " ms into the fault"
+								: "+" + (longest[0] - healed) + " ms after Redis returned",
+						disconnected - faultStart, converged - healed);
 				ROWS.put(fault, row);
 				System.out.println(row);
 				assertThat(load.unexpected).isEmpty();

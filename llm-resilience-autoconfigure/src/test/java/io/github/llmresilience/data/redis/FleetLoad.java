@@ -78,6 +78,17 @@ final class FleetLoad implements AutoCloseable {
 			.orElse(0);
 	}
 
+	/**
+	 * The longest call that started in [from, to) (epoch ms): its start (epoch ms) and
+	 * time taken (µs), zeros when none did.
+	 */
+	long[] longest(long from, long to) {
+		return this.timings.stream()
+			.filter((timing) -> timing[0] >= from && timing[0] < to)
+			.max(java.util.Comparator.comparingLong((long[] timing) -> timing[1]))
+			.orElse(new long[] { from, 0 });
+	}
+
 	/** The median call (µs) that started in [from, to) (epoch ms), 0 when none did. */
 	long medianMicros(long from, long to) {
 		long[] sorted = this.timings.stream()

@@ -52,8 +52,14 @@ class FleetTopologyTests {
 				cluster.stop(primary);
 				List<Integer> running = new ArrayList<>(cluster.ports);
 				running.remove(Integer.valueOf(primary));
-				await().atMost(Duration.ofSeconds(60))
-					.until(() -> cluster.ok(running) && cluster.primaryOf(key) != primary);
+				try {
+					await().atMost(Duration.ofSeconds(120))
+						.until(() -> cluster.ok(running) && cluster.primaryOf(key) != primary);
+				}
+				catch (org.awaitility.core.ConditionTimeoutException ex) {
+					throw new AssertionError(
+							"No replica took the slot over from " + primary + ":\n" + cluster.describe(running), ex);
+				}
 			});
 		}
 	}
@@ -100,12 +106,14 @@ class FleetTopologyTests {
 				.until(() -> pods.stream()
 					.allMatch((pod) -> pod.resilience().state().target("primary").breaker().status() == Status.CLOSED));
 			load.finish();
-			System.out
-				.printf("Primary lost: %d calls while it was away, %d served, %d unavailable, %d failed otherwise;"
-						+ " longest call %d ms (median %d ms); pods synced with the new primary %d ms after it was promoted%n",
-						load.count(before, after), load.served.get(), load.unavailable.get(), load.unexpected.size(),
-						load.longestMicros(before, after) / 1000, load.medianMicros(before, after) / 1000,
-						after - promoted.toEpochMilli());
+			long[] longest = load.longest(before, after);
+			System.out.printf(
+					"%s, primary lost: promoted after %d ms; %d calls while it was away, %d served, %d unavailable,"
+							+ " %d failed otherwise; longest call %d ms (%d ms after the loss; median %d ms);"
+							+ " every pod synced with the new primary %d ms after it was promoted%n",
+					topology, promoted.toEpochMilli() - before, load.count(before, after), load.served.get(),
+					load.unavailable.get(), load.unexpected.size(), longest[1] / 1000, longest[0] - before,
+					load.medianMicros(before, after) / 1000, after - promoted.toEpochMilli());
 			assertThat(load.unexpected).isEmpty();
 			assertThat(load.unavailable.get()).isZero();
 			assertThat(load.count(before, after)).isPositive();

@@ -34,8 +34,14 @@ final class RedisClusterContainers implements RedisClusterNodes {
 			for (int i = 0; i < 6; i++) {
 				int port = RedisContainers.freePort();
 				this.ports.add(port);
+				// A failed node is noticed after 2 s (short for a test, long enough that
+				// a
+				// busy machine's pauses fail no one); a replica takes over however long
+				// it
+				// was out of touch (validity factor 0).
 				GenericContainer<?> node = RedisContainers.onHost(port, "--cluster-enabled", "yes",
-						"--cluster-config-file", "nodes-" + port + ".conf", "--cluster-node-timeout", "1000");
+						"--cluster-config-file", "nodes-" + port + ".conf", "--cluster-node-timeout", "2000",
+						"--cluster-replica-validity-factor", "0");
 				this.nodes.add(node);
 				node.start();
 			}
@@ -128,6 +134,24 @@ final class RedisClusterContainers implements RedisClusterNodes {
 	/** Whether every node that runs says the cluster is whole. */
 	boolean ok(List<Integer> running) {
 		return running.stream().allMatch((port) -> clusterInfo(port).contains("cluster_state:ok"));
+	}
+
+	/** {@code CLUSTER NODES} as each running node sees it, for a failure's message. */
+	String describe(List<Integer> running) {
+		StringBuilder nodes = new StringBuilder();
+		for (int port : running) {
+			io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create("redis://127.0.0.1:" + port);
+			try (var connection = client.connect()) {
+				nodes.append("node ").append(port).append(":\n").append(connection.sync().clusterNodes());
+			}
+			catch (RuntimeException ex) {
+				nodes.append("node ").append(port).append(": ").append(ex).append('\n');
+			}
+			finally {
+				client.shutdown();
+			}
+		}
+		return nodes.toString();
 	}
 
 	private static String clusterInfo(int port) {
