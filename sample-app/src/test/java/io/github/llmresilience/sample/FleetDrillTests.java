@@ -13,9 +13,12 @@ import io.github.llmresilience.sample.drill.FleetDrillPlan;
 import io.github.llmresilience.sample.drill.FleetDrillReport;
 import io.github.llmresilience.test.RedisContainers;
 import org.junit.jupiter.api.Test;
+import org.testcontainers.containers.GenericContainer;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Condition;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
@@ -42,12 +45,19 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 class FleetDrillTests {
 
 	/**
-	 * The sample's Redis container, where Docker answers. Not a {@code @Configuration} of
-	 * its own, so that the application's component scan (in {@code spring-boot:test-run})
-	 * does not find it.
+	 * The sample's Redis container (as {@link TestSampleApplication}'s), where Docker
+	 * answers. Imported, not annotated {@code @Configuration}: a nested configuration
+	 * class would replace the application's, and the application's component scan (in
+	 * {@code spring-boot:test-run}) would find it.
 	 */
 	@Conditional(DockerAnswers.class)
-	static class RedisContainerWhereDockerAnswers extends TestSampleApplication.RedisContainerConfiguration {
+	static class RedisContainerWhereDockerAnswers {
+
+		@Bean
+		@ServiceConnection(name = "redis")
+		GenericContainer<?> redisContainer() {
+			return RedisContainers.standalone();
+		}
 
 	}
 
