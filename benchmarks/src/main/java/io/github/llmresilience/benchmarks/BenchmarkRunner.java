@@ -4,6 +4,7 @@ import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,6 +34,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * java -jar benchmarks/target/benchmarks.jar --fixtures=../shared/fixtures/vendor-errors.json
  * java -jar benchmarks/target/benchmarks.jar json            # on request only: JSON reading, 2 to 3 minutes
  * java -jar benchmarks/target/benchmarks.jar fleet           # on request only (needs Redis): fleet mode, 1 minute
+ * java -jar benchmarks/target/benchmarks.jar growth          # on request only (needs Docker): the fleet's growth, 4 minutes
  * </pre>
  */
 public final class BenchmarkRunner {
@@ -98,6 +100,11 @@ public final class BenchmarkRunner {
 	}
 
 	public static void main(String[] args) throws Exception {
+		if (Arrays.asList(args).contains(FleetGrowth.GROUP)) {
+			// Not JMH: a simulation of its own (a Redis container, many simulated pods).
+			FleetGrowth.main(args);
+			return;
+		}
 		boolean quick = false;
 		String fixtures = "";
 		List<String> only = new ArrayList<>();
@@ -111,7 +118,7 @@ public final class BenchmarkRunner {
 			else if (arg.equals("--help") || arg.equals("-h")) {
 				System.out.println("usage: java -jar benchmarks.jar [--quick] [--fixtures=PATH] [GROUP...]");
 				System.out.println(
-						"groups: success, contention, failfast, classify (default: all); json and fleet on request");
+						"groups: success, contention, failfast, classify (default: all); json, fleet and growth on request");
 				System.out.println("JMH's own command line: java -cp benchmarks.jar org.openjdk.jmh.Main -h");
 				return;
 			}
