@@ -505,7 +505,7 @@ public abstract class VendorClassifier implements ProviderErrorClassifier {
 		}
 		String errorType = sanitize(finding.errorType());
 		if (!finding.known()) {
-			report(response.status(), errorType);
+			report(response.status(), errorType, reason);
 		}
 		Verdict verdict = Verdict.of(outcome, hint, errorType).withReason(reason);
 		if (!finding.known()) {
@@ -550,8 +550,12 @@ public abstract class VendorClassifier implements ProviderErrorClassifier {
 	}
 
 	private void report(int status, @Nullable String errorType) {
+		report(status, errorType, "status " + status + " default");
+	}
+
+	private void report(int status, @Nullable String errorType, String reason) {
 		try {
-			this.settings.listener().unclassified(this.provider, status, errorType);
+			this.settings.listener().unclassified(this.provider, status, errorType, reason);
 		}
 		catch (RuntimeException ex) {
 			// A listener's failure is not the call's failure.
