@@ -244,9 +244,6 @@ class ClassificationRulesEndpointIntegrationTests {
 		// A user's rule reads Anthropic's 529 as a throttle: the reason names it.
 		this.resilience.classificationRules()
 			.replace(List.of(ClassificationRule.parse("anthropic", "529", null, null, "THROTTLED", "30s")), "test");
-				+ new String(verdict("anthropic", Map.of("status", "529", "body", "{}")).expectBody()
-					.returnResult()
-					.getResponseBody()));
 		verdict("anthropic",
 				Map.of("status", "529", "body",
 						"{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"))
