@@ -124,6 +124,32 @@ class PrecedenceTests {
 	}
 
 	@Test
+	void anErrorInsideAStreamIsReadAsTheSameAnswerOutsideOne() {
+		Map<String, List<String>> sse = Map.of("content-type", List.of("text/event-stream"));
+		// TGI's in-stream error: a string error and its error_type.
+		Verdict tgi = classify("tgi", 200, sse,
+				"data: {\"error\":\"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096\","
+						+ "\"error_type\":\"validation\"}\n\n");
+		assertThat(tgi.outcome()).isEqualTo(Outcome.REQUEST);
+		assertThat(tgi.reason()).isEqualTo("vendor code validation");
+		// Moonshot's overload mid-stream is the provider's, as it is on a 429.
+		Verdict moonshot = classify("moonshot", 200, sse, "data: {\"error\":{\"message\":\"The engine is currently "
+				+ "overloaded, please try again later\",\"type\":\"engine_overloaded_error\"}}\n\n");
+		assertThat(moonshot.outcome()).isEqualTo(Outcome.AVAILABILITY);
+		assertThat(moonshot.providerWide()).isTrue();
+	}
+
+	@Test
+	void aContentFilterWhoseFilterFailedIsNotARefusal() {
+		// Azure: the filter itself failed on this chunk; the answer stands.
+		String chunk = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":null,"
+				+ "\"content_filter_results\":{\"error\":{\"code\":\"content_filter_error\",\"message\":\"The "
+				+ "contents are not filtered\"}}}]}\n\ndata: [DONE]\n\n";
+		Verdict verdict = classify("azure-openai", 200, Map.of("content-type", List.of("text/event-stream")), chunk);
+		assertThat(verdict.outcome()).isEqualTo(Outcome.SUCCESS);
+	}
+
+	@Test
 	void everyFamilyFileIsReadAndNoPhraseIsBlank() {
 		assertThat(MessageFamilies.BUILT_IN.families()).extracting(MessageFamilies.Family::name)
 			.containsExactly("long-period", "short-period", "money", "access", "capacity", "refusal", "request");
