@@ -118,7 +118,12 @@ public final class OpenAi implements Vendor {
 						Map.entry("1308", Outcome.QUOTA), Map.entry("1309", Outcome.QUOTA),
 						Map.entry("1310", Outcome.QUOTA), Map.entry("1234", Outcome.AVAILABILITY))));
 
-	/** DashScope (Qwen), its OpenAI-compatible mode and its own API. */
+	/**
+	 * DashScope (Qwen), its OpenAI-compatible mode and its own API. Its per-minute token
+	 * throttle (Throttling.AllocationQuota) arrives worded as OpenAI's empty balance,
+	 * {@code insufficient_quota} and all: here that code is a throttle; an unpaid bill is
+	 * {@code Arrearage}.
+	 */
 	public static final Vendor DASHSCOPE = new OpenAi(OpenAiProfile
 		.of("dashscope", OpenAiCanary.COMPATIBLE, "https://www.alibabacloud.com/help/en/model-studio/error-code")
 		.codes(Map.ofEntries(Map.entry("Arrearage", Outcome.QUOTA), Map.entry("PrepaidBillOverdue", Outcome.QUOTA),
@@ -131,6 +136,7 @@ public final class OpenAi implements Vendor {
 				Map.entry("Throttling.RateQuota", Outcome.THROTTLED),
 				Map.entry("Throttling.AllocationQuota", Outcome.THROTTLED),
 				Map.entry("Throttling.BurstRate", Outcome.THROTTLED), Map.entry("limit_requests", Outcome.THROTTLED),
+				Map.entry("insufficient_quota", Outcome.THROTTLED),
 				Map.entry("DataInspectionFailed", Outcome.CONTENT_FILTER),
 				Map.entry("data_inspection_failed", Outcome.CONTENT_FILTER),
 				Map.entry("ModelNotFound", Outcome.REQUEST), Map.entry("InvalidParameter", Outcome.REQUEST),
