@@ -100,6 +100,11 @@ class PrecedenceTests {
 		assertThat(classify("groq", 498, "").reason()).isEqualTo("status 498 at groq");
 		assertThat(classify("cohere", 498, "{\"message\":\"invalid api token\"}").outcome())
 			.isEqualTo(Outcome.CREDENTIAL);
+		// Cohere's errors page also names 498 for a request its usage guidelines block.
+		assertThat(classify("cohere", 498,
+				"{\"message\":\"blocked input: please adjust your prompt and try again, "
+						+ "as it may be a potential violation of our Usage Guidelines\"}")
+			.outcome()).isEqualTo(Outcome.CONTENT_FILTER);
 		// TGI answers 429 when its queue is full: the server's capacity, not an account.
 		assertThat(classify("tgi", 429, "").outcome()).isEqualTo(Outcome.AVAILABILITY);
 		assertThat(classify("openai-compatible", 429, "").outcome()).isEqualTo(Outcome.THROTTLED);
