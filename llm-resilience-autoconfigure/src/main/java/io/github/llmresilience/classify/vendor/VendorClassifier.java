@@ -152,7 +152,8 @@ public abstract class VendorClassifier implements ProviderErrorClassifier {
 			"FAILED_PRECONDITION", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "NOT_FOUND", "too_many_requests",
 			"too_many_requests_error", "not_found_error", "NotFoundError", "ValidationException",
 			"ResourceNotFoundException", "validationexception", "resourcenotfoundexception", "client_error",
-			"invalid_argument", "unsupported_value", "invalid_value", "Client specified an invalid argument",
+			"invalid_argument", "unsupported_value", "invalid_value", "model_not_found",
+			"Client specified an invalid argument",
 			"The caller does not have permission to execute the specified operation",
 			"Some resource has been exhausted");
 
