@@ -119,7 +119,20 @@ public final class MessageFamilies {
 		if (text == null || text.length() < 2) {
 			return null;
 		}
-		String lower = text.substring(0, Math.min(text.length(), MAX_CHARS)).toLowerCase(Locale.ROOT);
+		return matchLowered(text.substring(0, Math.min(text.length(), MAX_CHARS)).toLowerCase(Locale.ROOT), only);
+	}
+
+	/**
+	 * {@link #match(String, Outcome)} on a text already cut to {@link #MAX_CHARS} and in
+	 * lower case ({@link Locale#ROOT}), so that a caller that has one does not pay twice.
+	 * @param lower the text, bounded and in lower case
+	 * @param only the outcome the family must have, or {@code null} for any
+	 * @return the match, or {@code null}
+	 */
+	public @Nullable Match matchLowered(String lower, @Nullable Outcome only) {
+		if (lower.length() < 2) {
+			return null;
+		}
 		Entry best = null;
 		int last = lower.length() - 1;
 		for (int i = 0; i < last; i++) {

@@ -194,15 +194,16 @@ public abstract class VendorClassifier implements ProviderErrorClassifier {
 		if (specific) {
 			return bySpecificCode(status, fromTable, errorType, message, codeReason);
 		}
-		if (exceedsLimitItself(lower(message))) {
+		String lowered = lower(message);
+		if (exceedsLimitItself(lowered)) {
 			return new Finding(Outcome.REQUEST, errorType, true, null, message,
 					"message: the request is larger than the whole limit");
 		}
-		MessageFamilies.Match match = MessageFamilies.BUILT_IN.match(message);
+		MessageFamilies.Match match = (lowered != null) ? MessageFamilies.BUILT_IN.matchLowered(lowered, null) : null;
 		if (match != null) {
 			Outcome outcome = match.outcome();
 			String reason = match.reason();
-			if (outcome == Outcome.THROTTLED && isSharedCapacity(message)) {
+			if (outcome == Outcome.THROTTLED && isSharedCapacityLowered(lowered)) {
 				outcome = Outcome.AVAILABILITY;
 				reason = "message: shared capacity at peak load";
 			}
@@ -286,11 +287,11 @@ public abstract class VendorClassifier implements ProviderErrorClassifier {
 				return new Finding(Outcome.REQUEST, errorType, true, null, message,
 						"message: the request is larger than the whole limit");
 			}
-			MessageFamilies.Match period = MessageFamilies.BUILT_IN.match(message, Outcome.QUOTA);
+			MessageFamilies.Match period = MessageFamilies.BUILT_IN.matchLowered(text, Outcome.QUOTA);
 			if (period != null && period.family().rank() == 0) {
 				return new Finding(Outcome.QUOTA, errorType, true, null, message, period.reason());
 			}
-			if (isSharedCapacity(message)) {
+			if (isSharedCapacityLowered(text)) {
 				// Azure's shared pool at peak load: the provider's capacity, not this
 				// account's rate limit; the gate would wait on a limit that was not hit.
 				return new Finding(Outcome.AVAILABILITY, errorType, true, null, message,
@@ -391,6 +392,10 @@ public abstract class VendorClassifier implements ProviderErrorClassifier {
 	 */
 	protected static boolean isSharedCapacity(@Nullable String message) {
 		return contains(message, "high demand") || contains(message, "peak load");
+	}
+
+	private static boolean isSharedCapacityLowered(String lower) {
+		return lower.contains("high demand") || lower.contains("peak load");
 	}
 
 	/**
