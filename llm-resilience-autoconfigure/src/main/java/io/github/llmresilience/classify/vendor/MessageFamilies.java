@@ -119,39 +119,59 @@ public final class MessageFamilies {
 		if (text == null || text.length() < 2) {
 			return null;
 		}
-		return matchLowered(text.substring(0, Math.min(text.length(), MAX_CHARS)).toLowerCase(Locale.ROOT), only);
+		// No lower-case copy: the text is read in place, and a phrase is tried only where
+		// a
+		// word starts (every phrase starts a word, or is not Latin script).
+		int end = Math.min(text.length(), MAX_CHARS);
+		Entry best = null;
+		char previous = ' ';
+		char current = lower(text.charAt(0));
+		for (int i = 0; i < end - 1; i++) {
+			char next = lower(text.charAt(i + 1));
+			// A word starts after a non-letter, at a capital ("PerDay"), or anywhere in
+			// scripts without spaces.
+			if (!Character.isLetter(previous) || current > 0x7f || isCapital(text.charAt(i))) {
+				Entry[] bucket = this.buckets[bucket(current, next)];
+				if (bucket != null) {
+					for (Entry entry : bucket) {
+						if ((only == null || entry.family().outcome() == only)
+								&& (best == null || entry.family().rank() < best.family().rank())
+								&& text.regionMatches(true, i, entry.phrase(), 0, entry.phrase().length())
+								&& i + entry.phrase().length() <= end) {
+							best = entry;
+						}
+					}
+					if (best != null && best.family().rank() == 0) {
+						break;
+					}
+				}
+			}
+			previous = current;
+			current = next;
+		}
+		return (best != null) ? new Match(best.family(), best.phrase()) : null;
 	}
 
 	/**
-	 * {@link #match(String, Outcome)} on a text already cut to {@link #MAX_CHARS} and in
-	 * lower case ({@link Locale#ROOT}), so that a caller that has one does not pay twice.
-	 * @param lower the text, bounded and in lower case
+	 * {@link #match(String, Outcome)}; kept for callers that hold the text in lower case
+	 * already.
+	 * @param lower the text
 	 * @param only the outcome the family must have, or {@code null} for any
 	 * @return the match, or {@code null}
 	 */
 	public @Nullable Match matchLowered(String lower, @Nullable Outcome only) {
-		if (lower.length() < 2) {
-			return null;
+		return match(lower, only);
+	}
+
+	private static boolean isCapital(char c) {
+		return c >= 'A' && c <= 'Z';
+	}
+
+	private static char lower(char c) {
+		if (c >= 'A' && c <= 'Z') {
+			return (char) (c + ('a' - 'A'));
 		}
-		Entry best = null;
-		int last = lower.length() - 1;
-		for (int i = 0; i < last; i++) {
-			Entry[] bucket = this.buckets[bucket(lower.charAt(i), lower.charAt(i + 1))];
-			if (bucket == null) {
-				continue;
-			}
-			for (Entry entry : bucket) {
-				if ((only == null || entry.family().outcome() == only)
-						&& (best == null || entry.family().rank() < best.family().rank())
-						&& lower.startsWith(entry.phrase(), i)) {
-					best = entry;
-				}
-			}
-			if (best != null && best.family().rank() == 0) {
-				break;
-			}
-		}
-		return (best != null) ? new Match(best.family(), best.phrase()) : null;
+		return (c < 0x80) ? c : Character.toLowerCase(c);
 	}
 
 	private static int bucket(char first, char second) {

@@ -194,16 +194,15 @@ public abstract class VendorClassifier implements ProviderErrorClassifier {
 		if (specific) {
 			return bySpecificCode(status, fromTable, errorType, message, codeReason);
 		}
-		String lowered = lower(message);
-		if (exceedsLimitItself(lowered)) {
+		if (mayExceedLimitItself(message) && exceedsLimitItself(lower(message))) {
 			return new Finding(Outcome.REQUEST, errorType, true, null, message,
 					"message: the request is larger than the whole limit");
 		}
-		MessageFamilies.Match match = (lowered != null) ? MessageFamilies.BUILT_IN.matchLowered(lowered, null) : null;
+		MessageFamilies.Match match = MessageFamilies.BUILT_IN.match(message);
 		if (match != null) {
 			Outcome outcome = match.outcome();
 			String reason = match.reason();
-			if (outcome == Outcome.THROTTLED && isSharedCapacityLowered(lowered)) {
+			if (outcome == Outcome.THROTTLED && isSharedCapacity(message)) {
 				outcome = Outcome.AVAILABILITY;
 				reason = "message: shared capacity at peak load";
 			}
@@ -281,17 +280,16 @@ public abstract class VendorClassifier implements ProviderErrorClassifier {
 	 * A throttle, read with its period: per day is QUOTA, more than the limit REQUEST.
 	 */
 	private static Finding refine(@Nullable String errorType, @Nullable String message, @Nullable String reason) {
-		String text = lower(message);
-		if (text != null) {
-			if (exceedsLimitItself(text)) {
+		if (message != null) {
+			if (mayExceedLimitItself(message) && exceedsLimitItself(lower(message))) {
 				return new Finding(Outcome.REQUEST, errorType, true, null, message,
 						"message: the request is larger than the whole limit");
 			}
-			MessageFamilies.Match period = MessageFamilies.BUILT_IN.matchLowered(text, Outcome.QUOTA);
+			MessageFamilies.Match period = MessageFamilies.BUILT_IN.match(message, Outcome.QUOTA);
 			if (period != null && period.family().rank() == 0) {
 				return new Finding(Outcome.QUOTA, errorType, true, null, message, period.reason());
 			}
-			if (isSharedCapacityLowered(text)) {
+			if (isSharedCapacity(message)) {
 				// Azure's shared pool at peak load: the provider's capacity, not this
 				// account's rate limit; the gate would wait on a limit that was not hit.
 				return new Finding(Outcome.AVAILABILITY, errorType, true, null, message,
@@ -391,11 +389,18 @@ public abstract class VendorClassifier implements ProviderErrorClassifier {
 	 * consider switching to Provisioned Throughput".
 	 */
 	protected static boolean isSharedCapacity(@Nullable String message) {
+		if (message == null || (message.indexOf("emand") < 0 && message.indexOf("oad") < 0)) {
+			return false;
+		}
 		return contains(message, "high demand") || contains(message, "peak load");
 	}
 
-	private static boolean isSharedCapacityLowered(String lower) {
-		return lower.contains("high demand") || lower.contains("peak load");
+	/**
+	 * Whether the numbers or "request too large" can be there at all: both need
+	 * "request"; the common answer without it is not copied to lower case.
+	 */
+	private static boolean mayExceedLimitItself(@Nullable String message) {
+		return message != null && message.indexOf("equest") >= 0;
 	}
 
 	/**
