@@ -136,8 +136,7 @@ public final class MessageFamilies {
 					for (Entry entry : bucket) {
 						if ((only == null || entry.family().outcome() == only)
 								&& (best == null || entry.family().rank() < best.family().rank())
-								&& text.regionMatches(true, i, entry.phrase(), 0, entry.phrase().length())
-								&& i + entry.phrase().length() <= end) {
+								&& startsWith(text, i, end, entry.phrase())) {
 							best = entry;
 						}
 					}
@@ -161,6 +160,20 @@ public final class MessageFamilies {
 	 */
 	public @Nullable Match matchLowered(String lower, @Nullable Outcome only) {
 		return match(lower, only);
+	}
+
+	/** Whether the phrase (in lower case) starts at {@code at}, read in lower case. */
+	private static boolean startsWith(String text, int at, int end, String phrase) {
+		int length = phrase.length();
+		if (at + length > end) {
+			return false;
+		}
+		for (int k = 0; k < length; k++) {
+			if (lower(text.charAt(at + k)) != phrase.charAt(k)) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	private static boolean isCapital(char c) {

@@ -90,8 +90,7 @@ final class OpenAiClassifier extends VendorClassifier {
 	protected Finding error(int status, ProviderResponse response, @Nullable Object json) {
 		if (json == null) {
 			// A page from a proxy or CDN, or plain text: its words are all there is.
-			String body = response.body();
-			return decide(status, null, null, body.isBlank() ? null : body);
+			return decide(status, null, null, pageText(response.body()));
 		}
 		Object error = envelope(JsonBody.unwrapArray(json));
 		return read(status, error);
@@ -178,6 +177,35 @@ final class OpenAiClassifier extends VendorClassifier {
 			return (message != null) ? message + " " + raw : raw;
 		}
 		return message;
+	}
+
+	/**
+	 * What a page that is not JSON says: an HTML page's title ("api.anthropic.com | 520:
+	 * Web server is returning an unknown error"), else its first 512 characters.
+	 */
+	static @Nullable String pageText(String body) {
+		if (body.isBlank()) {
+			return null;
+		}
+		int head = Math.min(body.length(), 2048);
+		int title = indexOfIgnoreCase(body, "<title", head);
+		if (title >= 0) {
+			int start = body.indexOf('>', title);
+			int stop = (start >= 0) ? indexOfIgnoreCase(body, "</title", head) : -1;
+			if (start >= 0 && stop > start) {
+				return body.substring(start + 1, stop);
+			}
+		}
+		return body.substring(0, Math.min(body.length(), 512));
+	}
+
+	private static int indexOfIgnoreCase(String text, String part, int end) {
+		for (int i = 0; i + part.length() <= end; i++) {
+			if (text.regionMatches(true, i, part, 0, part.length())) {
+				return i;
+			}
+		}
+		return -1;
 	}
 
 	private static @Nullable String stringMember(@Nullable Object node, String name) {
