@@ -4,6 +4,7 @@ import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,6 +34,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * java -jar benchmarks/target/benchmarks.jar --fixtures=../shared/fixtures/vendor-errors.json
  * java -jar benchmarks/target/benchmarks.jar json            # on request only: JSON reading, 2 to 3 minutes
  * java -jar benchmarks/target/benchmarks.jar fleet           # on request only (needs Redis): fleet mode, 1 minute
+ * java -jar benchmarks/target/benchmarks.jar growth          # on request only (needs Docker): the fleet's growth, 4 minutes
  * </pre>
  */
 public final class BenchmarkRunner {
@@ -98,6 +100,11 @@ public final class BenchmarkRunner {
 	}
 
 	public static void main(String[] args) throws Exception {
+		if (Arrays.asList(args).contains(FleetGrowth.GROUP)) {
+			// Not JMH: a simulation of its own (a Redis container, many simulated pods).
+			FleetGrowth.main(args);
+			return;
+		}
 		boolean quick = false;
 		String fixtures = "";
 		List<String> only = new ArrayList<>();
@@ -111,7 +118,7 @@ public final class BenchmarkRunner {
 			else if (arg.equals("--help") || arg.equals("-h")) {
 				System.out.println("usage: java -jar benchmarks.jar [--quick] [--fixtures=PATH] [GROUP...]");
 				System.out.println(
-						"groups: success, contention, failfast, classify (default: all); json and fleet on request");
+						"groups: success, contention, failfast, classify (default: all); json, fleet and growth on request");
 				System.out.println("JMH's own command line: java -cp benchmarks.jar org.openjdk.jmh.Main -h");
 				return;
 			}
@@ -191,8 +198,12 @@ public final class BenchmarkRunner {
 		String bare = "bareResilience4j@1";
 		rows.add(new Row(bare, "bare Resilience4j breaker, default config (baseline)", null, ""));
 		rows.add(new Row("llmResilienceCall@1", "LlmResilience.call, one-target chain", bare, "<= 2.0"));
+		rows.add(new Row("bareResilience4jMicrometer@1",
+				"bare Resilience4j breaker with resilience4j-micrometer's tagged meters (SimpleMeterRegistry) (baseline)",
+				null, ""));
 		rows.add(new Row("llmResilienceCallMicrometer@1",
-				"LlmResilience.call with the starter's Micrometer meters (SimpleMeterRegistry)", bare, "<= 2.0"));
+				"LlmResilience.call with the starter's Micrometer meters (SimpleMeterRegistry)",
+				"bareResilience4jMicrometer@1", "<= 2.0"));
 		rows.add(new Row("llmResilienceCallOnTarget@1", "LlmResilience.callOnTarget", bare, "<= 2.0"));
 		rows.add(new Row("llmResilienceCallParallelScheduler@1",
 				"former default: LlmResilience.call, timeouts on Schedulers.parallel()", bare, ""));
@@ -205,7 +216,10 @@ public final class BenchmarkRunner {
 				"bareResilience4jReactive@1", ""));
 		rows.add(new Row("timeoutAlarm@1", "part: timeout alarm, schedule + dispose on Schedulers.parallel()", bare,
 				""));
-		rows.add(new Row("timeoutAlarmCoalescingTimer@1", "part: the same alarm on the coalescing timer (the default)",
+		rows.add(new Row("timeoutAlarmCoalescingTimer@1",
+				"part: the same alarm as a timed task on the coalescing timer (a reactive attempt's)", bare, ""));
+		rows.add(new Row("timeoutAlarmThreadOwn@1",
+				"part: the calling thread's own alarm on the coalescing timer, armed + disarmed (a blocking attempt's)",
 				bare, ""));
 		rows.add(new Row("resilience4jWithTransitionListener@1", "part: bare breaker + a state-transition listener",
 				bare, ""));

@@ -10,6 +10,8 @@ import io.github.llmresilience.execute.TargetCall;
 import io.github.llmresilience.metrics.LlmCallMetrics;
 import io.github.llmresilience.target.Target;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOperator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -43,6 +45,8 @@ public class SuccessPathBenchmark {
 	private LlmResilience withMicrometer;
 
 	private Supplier<String> bare;
+
+	private Supplier<String> bareMicrometer;
 
 	private CircuitBreaker bareReactive;
 
@@ -81,6 +85,13 @@ public class SuccessPathBenchmark {
 		// The baseline: the same supplier behind a default Resilience4j breaker.
 		this.bare = CircuitBreaker.decorateSupplier(CircuitBreaker.ofDefaults("bare"), this.provider);
 		this.bareReactive = CircuitBreaker.ofDefaults("bare-reactive");
+		// The metered baseline: the same breaker with Resilience4j's own Micrometer
+		// binding, which records a timer per call from the breaker's events, as a
+		// Resilience4j application with metrics on has it.
+		CircuitBreakerRegistry breakers = CircuitBreakerRegistry.ofDefaults();
+		CircuitBreaker metered = breakers.circuitBreaker("bare-metered");
+		TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(breakers).bindTo(new SimpleMeterRegistry());
+		this.bareMicrometer = CircuitBreaker.decorateSupplier(metered, this.provider);
 	}
 
 	@TearDown
@@ -99,6 +110,14 @@ public class SuccessPathBenchmark {
 	@Benchmark
 	public String bareResilience4j() {
 		return this.bare.get();
+	}
+
+	/**
+	 * Metered baseline: the same breaker with resilience4j-micrometer's tagged metrics.
+	 */
+	@Benchmark
+	public String bareResilience4jMicrometer() {
+		return this.bareMicrometer.get();
 	}
 
 	/** A blocking call through a one-target chain. */

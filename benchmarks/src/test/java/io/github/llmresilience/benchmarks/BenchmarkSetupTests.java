@@ -40,6 +40,7 @@ class BenchmarkSetupTests {
 		benchmark.setUp();
 		try {
 			assertThat(benchmark.bareResilience4j()).isEqualTo(SuccessPathBenchmark.ANSWER);
+			assertThat(benchmark.bareResilience4jMicrometer()).isEqualTo(SuccessPathBenchmark.ANSWER);
 			assertThat(benchmark.llmResilienceCall()).isEqualTo(SuccessPathBenchmark.ANSWER);
 			assertThat(benchmark.llmResilienceCallOnTarget()).isEqualTo(SuccessPathBenchmark.ANSWER);
 			assertThat(benchmark.llmResilienceCallParallelScheduler()).isEqualTo(SuccessPathBenchmark.ANSWER);
@@ -60,6 +61,7 @@ class BenchmarkSetupTests {
 		try {
 			assertThat(benchmark.timeoutAlarm().isDisposed()).isTrue();
 			assertThat(benchmark.timeoutAlarmCoalescingTimer().isDisposed()).isTrue();
+			assertThat(benchmark.timeoutAlarmThreadOwn().isDisposed()).isTrue();
 			assertThat(benchmark.resilience4jWithTransitionListener()).isEqualTo(SuccessPathBenchmark.ANSWER);
 			assertThat(benchmark.ourBreakerPermitAndSuccess()).isTrue();
 			assertThat(benchmark.accountAndGateChecks()).isTrue();
@@ -165,6 +167,35 @@ class BenchmarkSetupTests {
 			.isLessThanOrEqualTo(2L * (Math.round(measured.seconds()) + 2))
 			.isLessThan(measured.calls() / 10);
 		assertThat(FleetRedisCommands.table(measured)).contains("| fleet mode on, a steady load");
+	}
+
+	@Test
+	void theGrowthSimulationMeasuresOneSizeOnARedisContainer() throws Exception {
+		boolean docker;
+		try {
+			docker = org.testcontainers.DockerClientFactory.instance().isDockerAvailable();
+		}
+		catch (RuntimeException ex) {
+			docker = false;
+		}
+		if (!docker && "true".equalsIgnoreCase(System.getenv("LLM_RESILIENCE_DOCKER_REQUIRED"))) {
+			throw new AssertionError("No Docker engine answers, and LLM_RESILIENCE_DOCKER_REQUIRED is true");
+		}
+		assumeThat(docker).as("a Docker engine for Testcontainers (.ci/run starts one)").isTrue();
+		try (var redis = FleetGrowth.container()) {
+			redis.start();
+			FleetGrowth.Result result = FleetGrowth.run(redis.getHost(), redis.getMappedPort(6379), 5, 3,
+					Duration.ofMillis(200), Duration.ofSeconds(1), Duration.ofSeconds(2));
+			// Five pods, a sync every 200 ms each: about 25 a second (a loaded machine
+			// skips some).
+			assertThat(result.syncs()).isPositive();
+			assertThat(result.p50Millis()).isPositive().isLessThanOrEqualTo(result.p99Millis());
+			assertThat(result.commandsPerSecond()).isGreaterThan(result.syncs() / result.seconds());
+			assertThat(result.bytesPerSync()).isPositive();
+			assertThat(result.cpuPercent()).isNotNegative();
+			assertThat(result.cpuMillisPerSync()).isNotNegative();
+			assertThat(result.row()).startsWith("| 5 | 3 |");
+		}
 	}
 
 	private static void assumeRedis() {

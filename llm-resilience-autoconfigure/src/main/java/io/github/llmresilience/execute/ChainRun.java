@@ -303,7 +303,7 @@ final class ChainRun {
 		this.attempts++;
 		this.targetAttempts++;
 		if (this.targetAttempts == 1) {
-			target.budget().onCall();
+			target.budget().onCall(start);
 		}
 		Attempt attempt = new Attempt(this.chain, target.target(), this.attempts, this.targetAttempts, timeout, left,
 				this.callId);

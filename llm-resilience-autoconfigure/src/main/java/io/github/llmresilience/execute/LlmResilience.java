@@ -77,6 +77,17 @@ public final class LlmResilience implements AutoCloseable {
 	 */
 	private final @Nullable CoalescingTimer alarms;
 
+	/**
+	 * A blocking attempt's timeout: claim the attempt and interrupt its caller. One
+	 * object for every call, so arming an alarm allocates nothing.
+	 */
+	private static final CoalescingTimer.Expiry<Attempt> EXPIRY = (attempt, caller) -> {
+		if (attempt.settle(State.CANCELLED)) {
+			caller.interrupt();
+			attempt.state(State.INTERRUPTED);
+		}
+	};
+
 	private final TargetRuntimes targets;
 
 	private final Fleet fleet;
@@ -238,9 +249,7 @@ public final class LlmResilience implements AutoCloseable {
 			// settled.
 			source = Mono.error(thrown(target, ex));
 		}
-		return source.timeout(attempt.timeout(), this.scheduler)
-			.doOnCancel(() -> run.cancelled(target, attempt))
-			.doOnSuccess((value) -> run.answered(target, attempt))
+		return new TimedAttempt<>(source, run, target, attempt, this.scheduler, this.alarms)
 			.onErrorResume((error) -> switch (run.failed(target, attempt, error)) {
 				case RETRY -> Mono.delay(Duration.ofNanos(run.delayNanos()), this.scheduler)
 					.then(Mono.defer(() -> next(run, run.afterBackoff(target), call)));
@@ -452,17 +461,16 @@ public final class LlmResilience implements AutoCloseable {
 			if (attempt == null) {
 				throw run.unavailable("deadline exceeded");
 			}
-			Thread caller = Thread.currentThread();
-			Runnable expiry = () -> {
-				if (attempt.settle(State.CANCELLED)) {
-					caller.interrupt();
-					attempt.state(State.INTERRUPTED);
-				}
-			};
 			long timeoutNanos = attempt.timeout().toNanos();
-			Disposable alarm = (this.alarms != null)
-					? this.alarms.scheduleAt(expiry, attempt.startNanos() + timeoutNanos)
-					: this.scheduler.schedule(expiry, timeoutNanos, TimeUnit.NANOSECONDS);
+			Disposable alarm;
+			if (this.alarms != null) {
+				alarm = this.alarms.arm(attempt, attempt.startNanos() + timeoutNanos, EXPIRY);
+			}
+			else {
+				Thread caller = Thread.currentThread();
+				alarm = this.scheduler.schedule(() -> EXPIRY.expire(attempt, caller), timeoutNanos,
+						TimeUnit.NANOSECONDS);
+			}
 			T value = null;
 			Throwable error = null;
 			try {
@@ -491,7 +499,7 @@ public final class LlmResilience implements AutoCloseable {
 			}
 			else if (error instanceof InterruptedException) {
 				run.abandoned(target);
-				caller.interrupt();
+				Thread.currentThread().interrupt();
 				throw (CancellationException) new CancellationException("Interrupted").initCause(error);
 			}
 			if (error == null) {

@@ -150,7 +150,7 @@ final class TargetRuntimes implements Operator {
 		}
 		TimeoutSettings timeouts = builder.timeouts;
 		return new TargetRuntime(target, classifier, breaker, spend, this.gate, this.accounts, this.fleet,
-				RetryBudget.of(builder.clock, builder.retry),
+				RetryBudget.of(context.nanoTime(), builder.retry),
 				new MeasuredTimeout(orDefault(options.attemptTimeout(), timeouts.attempt()), timeouts.adaptive()),
 				new MeasuredTimeout(orDefault(options.firstTokenTimeout(), timeouts.firstToken()), timeouts.adaptive()),
 				orDefault(options.stallTimeout(), timeouts.stall()), builder.clock, builder.retry.backoffBase(),

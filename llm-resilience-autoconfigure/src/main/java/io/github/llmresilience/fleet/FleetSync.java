@@ -541,9 +541,11 @@ public final class FleetSync implements Fleet {
 					domain.slow(), domain.openings(), domain.prober(), domain.reason()));
 		}
 		this.domains = Collections.unmodifiableMap(domains);
-		if (this.knownOperation >= 0 && !lost) {
+		if (this.knownOperation >= 0) {
 			for (Operation operation : view.operations()) {
-				if (operation.sequence() > this.knownOperation) {
+				// A store that lost its state sends every lift made since the loss: news
+				// to this pod, to apply before it republishes what it holds.
+				if (lost || operation.sequence() > this.knownOperation) {
 					lift(operation);
 				}
 			}

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.Verdict;
@@ -90,7 +91,10 @@ public class LlmCallMetrics implements CallObserver {
 	private final MeterRegistry registry;
 
 	// Meters are looked up once per series: a call pays a map lookup, not a registration.
-	private final Map<SeriesKey, Timer> attempts = new ConcurrentHashMap<>();
+	// Attempts, which every call records, by chain, then target, then outcome: two
+	// lookups by String keys and an array slot allocate nothing, where a composite key
+	// is an object per call.
+	private final Map<String, Map<String, AtomicReferenceArray<Timer>>> attempts = new ConcurrentHashMap<>();
 
 	private final Map<SeriesKey, Counter> retries = new ConcurrentHashMap<>();
 
@@ -115,14 +119,25 @@ public class LlmCallMetrics implements CallObserver {
 
 	@Override
 	public void onAttempt(String chain, Target target, Verdict verdict, long nanos) {
-		String outcome = OUTCOMES[verdict.outcome().ordinal()];
-		this.attempts
-			.computeIfAbsent(new SeriesKey(chain, target.name(), outcome),
-					(key) -> Timer.builder(CALLS)
-						.description("Attempts against LLM providers, by outcome")
-						.tags(targetTags(chain, target).and("outcome", outcome))
-						.register(this.registry))
-			.record(nanos, TimeUnit.NANOSECONDS);
+		int outcome = verdict.outcome().ordinal();
+		Map<String, AtomicReferenceArray<Timer>> byTarget = this.attempts.get(chain);
+		if (byTarget == null) {
+			byTarget = this.attempts.computeIfAbsent(chain, (key) -> new ConcurrentHashMap<>());
+		}
+		AtomicReferenceArray<Timer> byOutcome = byTarget.get(target.name());
+		if (byOutcome == null) {
+			byOutcome = byTarget.computeIfAbsent(target.name(), (key) -> new AtomicReferenceArray<>(OUTCOMES.length));
+		}
+		Timer timer = byOutcome.get(outcome);
+		if (timer == null) {
+			// Two threads may both register: the registry hands both the same meter.
+			timer = Timer.builder(CALLS)
+				.description("Attempts against LLM providers, by outcome")
+				.tags(targetTags(chain, target).and("outcome", OUTCOMES[outcome]))
+				.register(this.registry);
+			byOutcome.set(outcome, timer);
+		}
+		timer.record(nanos, TimeUnit.NANOSECONDS);
 	}
 
 	@Override

@@ -1,5 +1,7 @@
 package io.github.llmresilience.timeout;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,6 +33,12 @@ import reactor.core.scheduler.Schedulers;
  * thread going to sleep); attempt timeouts are seconds, a tick is milliseconds.
  *
  * <p>
+ * A blocking caller's attempt timeout needs even less: {@link #arm} writes the attempt
+ * and its deadline into an {@link Alarm} that belongs to the calling thread and is reused
+ * for every attempt it makes, and {@link Alarm#dispose()} clears it; the timer thread
+ * looks at every thread's alarm when it wakes. No object and no queue node per attempt,
+ * and one memory fence (the arm's write, ordered against the timer falling asleep).
+ * <p>
  * Tasks without a delay, workers, and timed tasks once due run on
  * {@link Schedulers#parallel()}: the timer thread only keeps time.
  * <p>
@@ -54,6 +62,12 @@ public final class CoalescingTimer implements Scheduler {
 
 	private final ConcurrentLinkedQueue<Timed> incoming = new ConcurrentLinkedQueue<>();
 
+	/** Alarms of threads that armed one for the first time, not yet watched. */
+	private final ConcurrentLinkedQueue<Alarm> joined = new ConcurrentLinkedQueue<>();
+
+	/** Each thread's own alarm at this timer. */
+	private final ThreadLocal<Alarm> alarms = new ThreadLocal<>();
+
 	private final Thread thread;
 
 	/**
@@ -63,6 +77,9 @@ public final class CoalescingTimer implements Scheduler {
 	private volatile long wakeAt = Long.MAX_VALUE;
 
 	private volatile boolean disposed;
+
+	/** How many threads' alarms the timer thread looked at when it last woke. */
+	private volatile int watching;
 
 	/** The timer shared by every executor of this class loader; one daemon thread. */
 	public static CoalescingTimer shared() {
@@ -122,9 +139,45 @@ public final class CoalescingTimer implements Scheduler {
 		return timed;
 	}
 
+	/**
+	 * Arm the calling thread's alarm: at the deadline, unless disposed first, the timer
+	 * hands the token and this thread to the expiry, on {@link Schedulers#parallel()}. A
+	 * thread whose alarm is armed already (a blocking call made inside another's call
+	 * function) gets a timed task of its own instead, as
+	 * {@link #scheduleAt(Runnable, long)} makes.
+	 * @param token what the expiry is about (the attempt); compared by identity
+	 * @param deadlineNanos the deadline on {@link System#nanoTime()}
+	 * @param expiry what to do at the deadline; never allocated per call by a caller that
+	 * keeps it in a field
+	 * @return what disarms it
+	 */
+	@SuppressWarnings("unchecked")
+	public <T> Disposable arm(T token, long deadlineNanos, Expiry<? super T> expiry) {
+		Alarm alarm = this.alarms.get();
+		if (alarm == null) {
+			alarm = new Alarm(Thread.currentThread());
+			this.alarms.set(alarm);
+			this.joined.offer(alarm);
+		}
+		else if (alarm.token != null) {
+			Thread caller = Thread.currentThread();
+			return scheduleAt(() -> expiry.expire(token, caller), deadlineNanos);
+		}
+		alarm.arm(token, deadlineNanos, (Expiry<Object>) expiry);
+		if (deadlineNanos - this.wakeAt < 0) {
+			LockSupport.unpark(this.thread);
+		}
+		return alarm;
+	}
+
 	@Override
 	public Worker createWorker() {
 		return this.immediate.createWorker();
+	}
+
+	/** How many threads' alarms the timer thread looked at when it last woke. */
+	int watching() {
+		return this.watching;
 	}
 
 	/** Whether the timer thread sleeps until a caller wakes it (nothing to time). */
@@ -145,6 +198,7 @@ public final class CoalescingTimer implements Scheduler {
 
 	private void loop() {
 		List<Timed> pending = new ArrayList<>();
+		List<Alarm> watched = new ArrayList<>();
 		long emptyRounds = 0;
 		while (!this.disposed) {
 			boolean tookAny = false;
@@ -154,8 +208,36 @@ public final class CoalescingTimer implements Scheduler {
 					pending.add(timed);
 				}
 			}
+			for (Alarm alarm; (alarm = this.joined.poll()) != null;) {
+				watched.add(alarm);
+			}
 			long now = System.nanoTime();
 			long earliest = now + this.tickNanos;
+			boolean armed = false;
+			int watching = 0;
+			for (int i = 0; i < watched.size(); i++) {
+				Alarm alarm = watched.get(i);
+				Object token = alarm.token;
+				if (token == null) {
+					if (!alarm.owner.isAlive()) {
+						// The thread is gone, and its alarm with it.
+						continue;
+					}
+				}
+				else {
+					armed = true;
+					long deadline = alarm.deadline();
+					if (deadline - now <= 0) {
+						alarm.fire(token, this.immediate);
+					}
+					else if (deadline - earliest < 0) {
+						earliest = deadline;
+					}
+				}
+				watched.set(watching++, alarm);
+			}
+			watched.subList(watching, watched.size()).clear();
+			this.watching = watching;
 			int kept = 0;
 			for (int i = 0; i < pending.size(); i++) {
 				Timed timed = pending.get(i);
@@ -177,13 +259,13 @@ public final class CoalescingTimer implements Scheduler {
 				pending.set(kept++, timed);
 			}
 			pending.subList(kept, pending.size()).clear();
-			emptyRounds = (tookAny || !pending.isEmpty()) ? 0 : emptyRounds + 1;
+			emptyRounds = (tookAny || armed || !pending.isEmpty()) ? 0 : emptyRounds + 1;
 			if (emptyRounds > this.idleTicks) {
 				// Nothing for a second: sleep until a caller wakes this thread. Announce
-				// it first, then look again, so that a task offered meanwhile is never
-				// missed.
+				// it first, then look again, so that a task offered or an alarm armed
+				// meanwhile is never missed.
 				this.wakeAt = Long.MAX_VALUE;
-				if (this.incoming.isEmpty()) {
+				if (this.incoming.isEmpty() && this.joined.isEmpty() && !anyArmed(watched)) {
 					LockSupport.park(this);
 				}
 			}
@@ -192,6 +274,114 @@ public final class CoalescingTimer implements Scheduler {
 				LockSupport.parkNanos(this, earliest - now);
 			}
 		}
+	}
+
+	private static boolean anyArmed(List<Alarm> alarms) {
+		for (Alarm alarm : alarms) {
+			if (alarm.token != null) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * What an alarm does at its deadline.
+	 *
+	 * @param <T> the token's type
+	 */
+	@FunctionalInterface
+	public interface Expiry<T> {
+
+		/**
+		 * The deadline passed before the alarm was disposed.
+		 * @param token the token the alarm was armed with
+		 * @param owner the thread that armed it
+		 */
+		void expire(T token, Thread owner);
+
+	}
+
+	/**
+	 * One thread's alarm, armed with a token and a deadline and disposed by that thread
+	 * for each of its attempts. The token's identity tells attempts apart: the timer
+	 * fires an alarm only by swapping out the token it saw, so a late look never fires
+	 * the thread's next attempt.
+	 */
+	static final class Alarm implements Disposable {
+
+		private static final VarHandle TOKEN;
+
+		private static final VarHandle DEADLINE;
+
+		private static final VarHandle EXPIRY;
+
+		static {
+			try {
+				MethodHandles.Lookup lookup = MethodHandles.lookup();
+				TOKEN = lookup.findVarHandle(Alarm.class, "token", Object.class);
+				DEADLINE = lookup.findVarHandle(Alarm.class, "deadline", long.class);
+				EXPIRY = lookup.findVarHandle(Alarm.class, "expiry", Expiry.class);
+			}
+			catch (ReflectiveOperationException ex) {
+				throw new ExceptionInInitializerError(ex);
+			}
+		}
+
+		final Thread owner;
+
+		/**
+		 * The deadline and the expiry of the armed token: written by the owner with
+		 * release after its last disarm, read by the timer with acquire after the token,
+		 * so a timer that sees the next attempt's values also sees the last one disarmed,
+		 * and its swap fails.
+		 */
+		@SuppressWarnings("unused")
+		private long deadline;
+
+		@SuppressWarnings("unused")
+		private @Nullable Expiry<Object> expiry;
+
+		/** The armed attempt; {@code null} when disarmed. */
+		volatile @Nullable Object token;
+
+		Alarm(Thread owner) {
+			this.owner = owner;
+		}
+
+		void arm(Object token, long deadline, Expiry<Object> expiry) {
+			DEADLINE.setRelease(this, deadline);
+			EXPIRY.setRelease(this, expiry);
+			// The volatile write orders the deadline before it for the timer thread, and
+			// against the owner's read of wakeAt after it: either the timer sees this
+			// alarm before it sleeps, or the owner sees the timer asleep and wakes it.
+			this.token = token;
+		}
+
+		long deadline() {
+			return (long) DEADLINE.getAcquire(this);
+		}
+
+		/** Fire the alarm for the token seen armed, unless it was disarmed meanwhile. */
+		@SuppressWarnings("unchecked")
+		void fire(Object token, Scheduler on) {
+			Expiry<Object> expiry = (Expiry<Object>) EXPIRY.getAcquire(this);
+			if (expiry != null && TOKEN.compareAndSet(this, token, null)) {
+				on.schedule(() -> expiry.expire(token, this.owner));
+			}
+		}
+
+		@Override
+		public void dispose() {
+			// No fence: the owner's own next arm, or the timer's next look, sees it.
+			TOKEN.setRelease(this, null);
+		}
+
+		@Override
+		public boolean isDisposed() {
+			return this.token == null;
+		}
+
 	}
 
 	/** One timed task; disposing it only marks it, the timer thread drops it. */

@@ -50,7 +50,8 @@ public final class LocalRedis {
 		}
 	}
 
-	private static boolean onPath(String name) {
+	/** Whether the program is on the PATH. */
+	public static boolean onPath(String name) {
 		for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
 			if (new File(dir, name).canExecute()) {
 				return true;

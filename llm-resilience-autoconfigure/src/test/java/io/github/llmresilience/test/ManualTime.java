@@ -83,6 +83,14 @@ public final class ManualTime extends Clock implements Scheduler {
 		return new ClockView();
 	}
 
+	/**
+	 * This time on a monotonic nanosecond scale, as the engine reads
+	 * {@link System#nanoTime()} on the system clock.
+	 */
+	public long nanoTime() {
+		return Duration.between(Instant.EPOCH, instant()).toNanos();
+	}
+
 	/** Time passed since the origin. */
 	public Duration elapsed() {
 		return Duration.ofNanos(this.nowNanos);

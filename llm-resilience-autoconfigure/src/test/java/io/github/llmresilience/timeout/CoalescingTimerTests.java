@@ -7,7 +7,9 @@ import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -52,6 +54,75 @@ class CoalescingTimerTests {
 		await().atMost(Duration.ofSeconds(10)).until(this.timer::isAsleep);
 		this.timer.schedule(() -> fired.add("after sleep"), 1, TimeUnit.MILLISECONDS);
 		await().atMost(Duration.ofSeconds(10)).until(() -> fired.size() == 1);
+	}
+
+	@Test
+	void anArmedAlarmFiresWithItsTokenOnItsOwnerAndADisarmedOneNever() {
+		List<String> fired = new CopyOnWriteArrayList<>();
+		List<Thread> owners = new CopyOnWriteArrayList<>();
+		CoalescingTimer.Expiry<String> expiry = (token, owner) -> {
+			fired.add(token);
+			owners.add(owner);
+		};
+		this.timer.arm("first", System.nanoTime() + Duration.ofMillis(5).toNanos(), expiry);
+		await().atMost(Duration.ofSeconds(10)).until(() -> fired.size() == 1);
+		this.timer.arm("disarmed", System.nanoTime() + Duration.ofMillis(5).toNanos(), expiry).dispose();
+		this.timer.arm("third", System.nanoTime() + Duration.ofMillis(20).toNanos(), expiry);
+		await().atMost(Duration.ofSeconds(10)).until(() -> fired.size() == 2);
+		// The disarmed alarm was due before the third: had it fired it would be listed.
+		assertThat(fired).containsExactly("first", "third");
+		assertThat(owners).containsOnly(Thread.currentThread());
+	}
+
+	@Test
+	void anAlarmArmedWhileTheThreadsAlarmIsArmedGetsATaskOfItsOwn() {
+		List<String> fired = new CopyOnWriteArrayList<>();
+		CoalescingTimer.Expiry<String> expiry = (token, owner) -> fired.add(token);
+		Disposable outer = this.timer.arm("outer", System.nanoTime() + Duration.ofMillis(30).toNanos(), expiry);
+		Disposable inner = this.timer.arm("inner", System.nanoTime() + Duration.ofMillis(5).toNanos(), expiry);
+		assertThat(inner).isNotSameAs(outer);
+		await().atMost(Duration.ofSeconds(10)).until(() -> fired.size() == 2);
+		assertThat(fired).containsExactly("inner", "outer");
+	}
+
+	@Test
+	void aLookAtAnAttemptAlreadyDisarmedNeverFiresTheNextOne() {
+		List<String> fired = new CopyOnWriteArrayList<>();
+		CoalescingTimer.Expiry<String> expiry = (token, owner) -> fired.add(token);
+		long later = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+		CoalescingTimer.Alarm alarm = (CoalescingTimer.Alarm) this.timer.arm("first", later, expiry);
+		alarm.dispose();
+		this.timer.arm("second", later, expiry);
+		// The timer saw "first" armed, and fires it after the thread moved on.
+		alarm.fire("first", Schedulers.immediate());
+		assertThat(fired).isEmpty();
+		assertThat(alarm.isDisposed()).isFalse();
+		alarm.fire("second", Schedulers.immediate());
+		assertThat(fired).containsExactly("second");
+		assertThat(alarm.isDisposed()).isTrue();
+	}
+
+	@Test
+	void wakesForAnAlarmArmedAfterItFellAsleep() {
+		await().atMost(Duration.ofSeconds(10)).until(this.timer::isAsleep);
+		List<String> fired = new CopyOnWriteArrayList<>();
+		this.timer.arm("after sleep", System.nanoTime() + Duration.ofMillis(1).toNanos(),
+				(token, owner) -> fired.add(token));
+		await().atMost(Duration.ofSeconds(10)).until(() -> fired.size() == 1);
+	}
+
+	@Test
+	void aThreadsAlarmIsDroppedOnceTheThreadEnded() throws InterruptedException {
+		Thread caller = new Thread(
+				() -> this.timer.arm("done", System.nanoTime() + Duration.ofMinutes(1).toNanos(), (token, owner) -> {
+				}).dispose());
+		caller.start();
+		caller.join();
+		// Armed once so that the timer watches a thread that is still alive, then wait
+		// for it to have dropped the ended one.
+		this.timer.arm("here", System.nanoTime() + Duration.ofMinutes(1).toNanos(), (token, owner) -> {
+		});
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.timer.watching() == 1);
 	}
 
 	@Test

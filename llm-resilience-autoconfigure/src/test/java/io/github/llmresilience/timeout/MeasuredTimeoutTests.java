@@ -318,6 +318,47 @@ class MeasuredTimeoutTests {
 		});
 	}
 
+	@Test
+	void theOnePassOverTheLargestValuesFindsTheSameNearestRankAsSortingAndMovesNothing() {
+		SeededTries.run(2_000, (random) -> {
+			long[] values = new long[1 + random.nextInt(LatencyRecord.CAPACITY)];
+			for (int i = 0; i < values.length; i++) {
+				// Few distinct values too, so that ties at the rank are tried.
+				values[i] = random.nextBoolean() ? random.nextLong() : random.nextInt(5);
+			}
+			double rank = (random.nextInt(4) == 0) ? (1 + random.nextInt(100)) / 100.0 : 0.99;
+			long[] before = values.clone();
+			long[] sorted = values.clone();
+			Arrays.sort(sorted);
+			int index = Math.max(0, (int) Math.ceil(rank * sorted.length) - 1);
+			assertThat(LatencyRecord.percentile(values, values.length, rank, new long[16])).isEqualTo(sorted[index]);
+			assertThat(values).isEqualTo(before);
+		});
+	}
+
+	@Test
+	void readAsTheEngineReadsItThePercentileIsExactOverTheLastRingOfCompleteBlocks() {
+		SeededTries.run(20, (random) -> {
+			LatencyRecord record = new LatencyRecord();
+			long[] values = new long[6 * LatencyRecord.CAPACITY];
+			for (int count = 1; count <= values.length; count++) {
+				values[count - 1] = (random.nextInt(3) == 0) ? random.nextInt(1_000)
+						: (long) Math.abs(random.nextGaussian() * 1e9);
+				record.record(values[count - 1]);
+				long p99 = record.p99Nanos();
+				// Read after every sample, it refreshes at 1, 257, 513, ...: past the
+				// first
+				// ring, over the 1,024 samples before the one just recorded.
+				if (count > LatencyRecord.CAPACITY && (count - 1) % LatencyRecord.REFRESH == 0) {
+					long[] ring = Arrays.copyOfRange(values, count - 1 - LatencyRecord.CAPACITY, count - 1);
+					Arrays.sort(ring);
+					assertThat(p99).as("p99 after %d samples", count)
+						.isEqualTo(ring[(int) Math.ceil(0.99 * ring.length) - 1]);
+				}
+			}
+		});
+	}
+
 	private static MeasuredTimeout warmedUp(AdaptiveSettings adaptive, long latency) {
 		return warmedUp(Duration.ofSeconds(30), adaptive, latency);
 	}

@@ -11,10 +11,19 @@ import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.sample.drill.FleetDrill;
 import io.github.llmresilience.sample.drill.FleetDrillPlan;
 import io.github.llmresilience.sample.drill.FleetDrillReport;
+import io.github.llmresilience.test.RedisContainers;
 import org.junit.jupiter.api.Test;
+import org.testcontainers.containers.GenericContainer;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Condition;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -25,13 +34,41 @@ import static org.assertj.core.api.Assumptions.assumeThat;
 
 /**
  * The fleet drill, ten times faster ({@code --time-scale=0.1}: a 6 s outage, a 3 s fleet
- * window, a sync every 100 ms, a trial every 500 ms), in fleet mode against the Redis of
- * {@code .ci/run} ({@code LLM_RESILIENCE_REDIS_URL}; those tests are skipped when there
- * is none), and without fleet mode.
+ * window, a sync every 100 ms, a trial every 500 ms), in fleet mode against a Redis
+ * container ({@code @ServiceConnection}) wherever Docker answers, as in CI, else against
+ * {@code LLM_RESILIENCE_REDIS_URL} (those tests are skipped when there is none), and
+ * without fleet mode.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE, properties = "sample.simulator.latency-scale=0.05")
 @ActiveProfiles("drill")
+@Import(FleetDrillTests.RedisContainerWhereDockerAnswers.class)
 class FleetDrillTests {
+
+	/**
+	 * The sample's Redis container (as {@link TestSampleApplication}'s), where Docker
+	 * answers. Imported, not annotated {@code @Configuration}: a nested configuration
+	 * class would replace the application's, and the application's component scan (in
+	 * {@code spring-boot:test-run}) would find it.
+	 */
+	@Conditional(DockerAnswers.class)
+	static class RedisContainerWhereDockerAnswers {
+
+		@Bean
+		@ServiceConnection(name = "redis")
+		GenericContainer<?> redisContainer() {
+			return RedisContainers.standalone();
+		}
+
+	}
+
+	static class DockerAnswers implements Condition {
+
+		@Override
+		public boolean matches(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			return RedisContainers.dockerAvailable();
+		}
+
+	}
 
 	private static final int SIMULATOR_PORT = TestSocketUtils.findAvailableTcpPort();
 
@@ -44,6 +81,10 @@ class FleetDrillTests {
 	private FleetDrill drill;
 
 	static void assumeRedis() {
+		if (RedisContainers.dockerAvailable()) {
+			// The container of RedisContainerWhereDockerAnswers.
+			return;
+		}
 		URI uri = URI.create(System.getenv().getOrDefault("LLM_RESILIENCE_REDIS_URL", "redis://127.0.0.1:6379"));
 		int port = (uri.getPort() > 0) ? uri.getPort() : 6379;
 		assumeThat(reachable(uri.getHost(), port))

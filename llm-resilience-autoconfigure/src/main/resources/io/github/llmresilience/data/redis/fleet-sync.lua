@@ -85,9 +85,27 @@ local function log_op(kind, subject)
   changed = true
 end
 
+-- Whether an operator lifted the subject (op: release, unpark, unlock) after the last
+-- operation the pod applied, or since the store's loss for a pod of its previous life: a
+-- hold it sends then is older than the lift (one it republishes or mirrors), not news.
+local lifts = { g = 'release', p = 'unpark', l = 'unlock' }
+local function lifted_unseen(kind, subject)
+  local from = -1
+  if known_epoch == epoch then from = known_seq elseif known_epoch ~= '' then from = 0 end
+  if from < 0 then return false end
+  local seq = tonumber(redis.call('GET', prefix .. 'seq') or '0')
+  if seq <= from then return false end
+  local suffix = '|' .. lifts[kind] .. '|' .. subject
+  for _, entry in ipairs(redis.call('LRANGE', KEYS[1], 0, math.min(seq - from, 200) - 1)) do
+    if string.sub(entry, -#suffix) == suffix then return true end
+  end
+  return false
+end
+
 -- A hold (gate, park, lock) until an absolute end: kept with its expiry, moved only later.
 local function hold(kind, subject, untl, reason)
   if untl <= now then return end
+  if lifted_unseen(kind, subject) then return end
   untl = math.min(untl, now + hold_max)
   local key = prefix .. kind .. ':' .. subject
   local old = redis.call('GET', key)
@@ -207,9 +225,12 @@ for n = 1, w_count do
     end
   elseif kind == 'open' then
     -- An opening a pod republishes after the store lost it: never over an operator's
-    -- status, never shortening an opening the store holds.
+    -- status (an operator's close included: the republished opening is from before the
+    -- loss, the close reached the store after it), never shortening an opening the store
+    -- holds.
     local b = breaker(subject)
-    if b.s == 'closed' or (b.s == 'open' and b.u < number) then
+    local closed_by_operator = b.s == 'closed' and b.w == 'by an operator'
+    if (b.s == 'closed' and not closed_by_operator) or (b.s == 'open' and b.u < number) then
       if b.s == 'closed' then
         b.n = math.max(b.n, 1)
         b.w = value
@@ -348,14 +369,17 @@ for _, kind in ipairs({ 'g', 'p', 'l' }) do
   end
 end
 
--- Operations since the pod's last one; a new pod (-1) takes the state as it is, and so
--- does a pod of another epoch (the log it knew is gone).
+-- Operations since the pod's last one; a new pod (-1) takes the state as it is. A pod of
+-- the store's previous life (another epoch: the log it knew is gone) gets every lift made
+-- since the loss, which it has not seen and must apply before it republishes its holds.
 local seq = tonumber(redis.call('GET', prefix .. 'seq') or '0')
-if known_seq >= 0 and seq > known_seq and known_epoch == epoch then
-  local entries = redis.call('LRANGE', KEYS[1], 0, seq - known_seq - 1)
+local from = -1
+if known_epoch == epoch then from = known_seq elseif known_epoch ~= '' then from = 0 end
+if from >= 0 and seq > from then
+  local entries = redis.call('LRANGE', KEYS[1], 0, seq - from - 1)
   for e = #entries, 1, -1 do
     local s, kind, subject = string.match(entries[e], '^(%d+)|([^|]+)|(.*)$')
-    if tonumber(s) > known_seq then lines[#lines + 1] = table.concat({ 'o', s, kind, subject }, '\t') end
+    if tonumber(s) > from then lines[#lines + 1] = table.concat({ 'o', s, kind, subject }, '\t') end
   end
 end
 lines[#lines + 1] = 'seq\t' .. seq

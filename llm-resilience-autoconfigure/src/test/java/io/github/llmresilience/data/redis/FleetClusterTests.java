@@ -19,15 +19,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Fleet mode on a Redis Cluster of three masters: the namespace's hash tag keeps every
- * key in one slot, so the sync script runs there; pub/sub hints cross the nodes.
+ * Fleet mode on a Redis Cluster of three masters (each with a replica, in containers):
+ * the namespace's hash tag keeps every key in one slot, so the sync script runs there;
+ * pub/sub hints cross the nodes.
  */
 class FleetClusterTests {
 
 	@Test
-	void podsOnAClusterOpenTogetherAndShareAGate() throws IOException {
-		try (RedisClusterProcesses cluster = RedisClusterProcesses.launch();
-				FleetPods fleet = new FleetPods("127.0.0.1", cluster.ports.get(0), cluster::configuration)) {
+	void podsOnAClusterOpenTogetherAndShareAGate() throws IOException, InterruptedException {
+		try (RedisClusterNodes cluster = RedisClusterProcesses.launchAny();
+				FleetPods fleet = new FleetPods("127.0.0.1", cluster.ports().get(0), cluster::configuration)) {
 			fleet.provider.always("primary", Reply.json(503, FakeProvider.OPENAI_503));
 			fleet.provider.script("secondary",
 					(n) -> (n == 1) ? Reply.json(429, Map.of("retry-after", "60"), FleetModeTests.RATE_LIMITED)

@@ -26,6 +26,9 @@ final class FleetLoad implements AutoCloseable {
 
 	final Queue<Throwable> unexpected = new ConcurrentLinkedQueue<>();
 
+	/** Each call's start (epoch ms) and time taken (µs), served or not. */
+	final Queue<long[]> timings = new ConcurrentLinkedQueue<>();
+
 	private final ScheduledExecutorService executor = Executors.newScheduledThreadPool(16, (runnable) -> {
 		Thread thread = new Thread(runnable, "fleet-load");
 		thread.setDaemon(true);
@@ -37,6 +40,8 @@ final class FleetLoad implements AutoCloseable {
 		for (FleetPods.Pod pod : pods) {
 			long offset = ThreadLocalRandom.current().nextLong(periodMicros);
 			this.executor.scheduleAtFixedRate(() -> {
+				long start = System.nanoTime();
+				long startMillis = System.currentTimeMillis();
 				try {
 					fleet.call(pod);
 					this.served.incrementAndGet();
@@ -46,6 +51,9 @@ final class FleetLoad implements AutoCloseable {
 				}
 				catch (Throwable ex) {
 					this.unexpected.add(ex);
+				}
+				finally {
+					this.timings.add(new long[] { startMillis, (System.nanoTime() - start) / 1000 });
 				}
 			}, offset, periodMicros, TimeUnit.MICROSECONDS);
 		}
@@ -59,6 +67,41 @@ final class FleetLoad implements AutoCloseable {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+	}
+
+	/** The longest call (µs) that started in [from, to) (epoch ms), 0 when none did. */
+	long longestMicros(long from, long to) {
+		return this.timings.stream()
+			.filter((timing) -> timing[0] >= from && timing[0] < to)
+			.mapToLong((timing) -> timing[1])
+			.max()
+			.orElse(0);
+	}
+
+	/**
+	 * The longest call that started in [from, to) (epoch ms): its start (epoch ms) and
+	 * time taken (µs), zeros when none did.
+	 */
+	long[] longest(long from, long to) {
+		return this.timings.stream()
+			.filter((timing) -> timing[0] >= from && timing[0] < to)
+			.max(java.util.Comparator.comparingLong((long[] timing) -> timing[1]))
+			.orElse(new long[] { from, 0 });
+	}
+
+	/** The median call (µs) that started in [from, to) (epoch ms), 0 when none did. */
+	long medianMicros(long from, long to) {
+		long[] sorted = this.timings.stream()
+			.filter((timing) -> timing[0] >= from && timing[0] < to)
+			.mapToLong((timing) -> timing[1])
+			.sorted()
+			.toArray();
+		return (sorted.length == 0) ? 0 : sorted[sorted.length / 2];
+	}
+
+	/** How many calls started in [from, to) (epoch ms). */
+	long count(long from, long to) {
+		return this.timings.stream().filter((timing) -> timing[0] >= from && timing[0] < to).count();
 	}
 
 	int calls() {

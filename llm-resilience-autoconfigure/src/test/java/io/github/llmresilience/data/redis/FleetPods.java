@@ -176,8 +176,13 @@ final class FleetPods implements AutoCloseable {
 
 	/** One call through the chain, as an application writes it with RestClient. */
 	String call(Pod pod) {
+		return call(pod, "chat");
+	}
+
+	/** One call through a chain. */
+	String call(Pod pod, String chain) {
 		return pod.resilience()
-			.call("chat",
+			.call(chain,
 					(attempt) -> this.restClient.post()
 						.uri(attempt.target().baseUrl() + "/v1/chat/completions")
 						.body("{}")

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.github.llmresilience.test.LocalRedis;
+import io.github.llmresilience.test.RedisContainers;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
@@ -21,7 +22,18 @@ import static org.awaitility.Awaitility.await;
  * A Redis Cluster of three masters of a test's own, on ephemeral loopback ports, made by
  * {@code redis-cli --cluster create}; nothing kept beyond the test.
  */
-final class RedisClusterProcesses implements AutoCloseable {
+final class RedisClusterProcesses implements RedisClusterNodes {
+
+	/**
+	 * Containers with a replica for each primary wherever Docker answers (as in CI);
+	 * three primaries as processes of the machine's {@code redis-server} otherwise.
+	 */
+	static RedisClusterNodes launchAny() throws IOException, InterruptedException {
+		if (RedisContainers.dockerAvailable() || !LocalRedis.onPath("redis-server")) {
+			return RedisClusterContainers.launch();
+		}
+		return launch();
+	}
 
 	final List<Integer> ports = new ArrayList<>();
 
@@ -68,7 +80,13 @@ final class RedisClusterProcesses implements AutoCloseable {
 		return new RedisClusterProcesses();
 	}
 
-	RedisClusterConfiguration configuration() {
+	@Override
+	public List<Integer> ports() {
+		return this.ports;
+	}
+
+	@Override
+	public RedisClusterConfiguration configuration() {
 		return new RedisClusterConfiguration(this.ports.stream().map((port) -> "127.0.0.1:" + port).toList());
 	}
 

@@ -1,6 +1,5 @@
 package io.github.llmresilience.retry.internal;
 
-import java.time.Clock;
 import java.time.Duration;
 
 import io.github.llmresilience.retry.RetryBudget;
@@ -24,7 +23,7 @@ class RetryBudgetTests {
 
 	private final ManualTime time = new ManualTime();
 
-	private final RetryBudget budget = new RetryBudget(this.time, 0.1, WINDOW, 3);
+	private final RetryBudget budget = new RetryBudget(this.time::nanoTime, 0.1, WINDOW, 3);
 
 	@Test
 	void theMinimumIsAllowedWithoutAnyCall() {
@@ -57,14 +56,14 @@ class RetryBudgetTests {
 	@ParameterizedTest
 	@CsvSource({ "0.7, 90, 63", "0.35, 180, 63", "0.29, 100, 29", "0.1, 1000, 100", "0.5, 7, 3", "1.0, 12, 12" })
 	void theShareIsExact(double ratio, int calls, int allowed) {
-		RetryBudget budget = new RetryBudget(this.time, ratio, WINDOW, 0);
+		RetryBudget budget = new RetryBudget(this.time::nanoTime, ratio, WINDOW, 0);
 		calls(budget, calls);
 		assertThat(retries(budget)).isEqualTo(allowed);
 	}
 
 	@Test
 	void noMinimumAndNoCallsAllowsNoRetry() {
-		RetryBudget budget = new RetryBudget(this.time, 0.5, WINDOW, 0);
+		RetryBudget budget = new RetryBudget(this.time::nanoTime, 0.5, WINDOW, 0);
 		assertThat(budget.tryRetry()).isFalse();
 		assertThat(budget.window()).containsExactly(0, 0);
 	}
@@ -112,7 +111,7 @@ class RetryBudgetTests {
 
 	@Test
 	void theSettingsGiveRatioWindowAndMinimum() {
-		RetryBudget budget = RetryBudget.of(this.time,
+		RetryBudget budget = RetryBudget.of(this.time::nanoTime,
 				new RetrySettings(3, Duration.ofMillis(500), Duration.ofSeconds(30), 0.2, Duration.ofMinutes(1), 2));
 		assertThat(retries(budget)).isEqualTo(2);
 		calls(budget, 50);
@@ -124,13 +123,24 @@ class RetryBudgetTests {
 	}
 
 	@Test
-	void onTheSystemClockAWindowKeepsItsCountsWhileItLasts() {
-		RetryBudget budget = new RetryBudget(Clock.systemUTC(), 0.5, Duration.ofMinutes(10), 3);
+	void onTheSystemTimeAWindowKeepsItsCountsWhileItLasts() {
+		RetryBudget budget = new RetryBudget(System::nanoTime, 0.5, Duration.ofMinutes(10), 3);
 		calls(budget, 10);
 		assertThat(retries(budget)).isEqualTo(5);
 		calls(budget, 2);
 		assertThat(retries(budget)).isOne();
 		assertThat(budget.window()).containsExactly(12, 6);
+	}
+
+	@Test
+	void aCallCountedAtItsStartCountsNowAndItsOwnTimeDoesNotEraseALaterBucket() {
+		long start = this.time.nanoTime();
+		this.time.advance(WINDOW);
+		calls(this.budget, 50);
+		// Counted at a start a whole window old: same slot as now, an older bucket.
+		this.budget.onCall(start);
+		assertThat(this.budget.window()).containsExactly(51, 0);
+		assertThat(retries(this.budget)).isEqualTo(5);
 	}
 
 	private static void calls(RetryBudget budget, int calls) {
