@@ -1,5 +1,6 @@
 package io.github.llmresilience.actuate;
 
+import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -12,7 +13,14 @@ import io.github.llmresilience.change.RecentStateChanges;
 import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.classify.ClassificationRule;
 import io.github.llmresilience.classify.ClassificationRules;
+import io.github.llmresilience.classify.PastedAnswer;
+import io.github.llmresilience.classify.ProviderErrorClassifier;
+import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.RecentUnclassified;
+import io.github.llmresilience.classify.RuleClassifier;
+import io.github.llmresilience.classify.UnclassifiedListener;
+import io.github.llmresilience.classify.Verdict;
+import io.github.llmresilience.classify.vendor.BuiltInClassifiers;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.pool.PoolState;
 import io.github.llmresilience.state.FleetState;
@@ -53,6 +61,15 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * rules.</li>
  * </ul>
  * A request that names an unknown target, account, chain or action changes nothing.
+ *
+ * <p>
+ * "Why this verdict?": {@code GET classification/verdict/{target or provider id}} with
+ * the query parameters {@code status}, {@code headers} ({@code Name: value} lines) and
+ * {@code body} classifies a pasted answer as that target would (with the user's rules),
+ * or as a provider's built-in classifier would, and answers the verdict and what decided
+ * it ({@code reason}); without {@code status}, {@code body} is the whole raw answer
+ * (status line, headers, blank line, body). An answer that cannot be read gets a 400 with
+ * one line saying why.
  *
  * <p>
  * The endpoint is read-only unless the application says otherwise
@@ -127,6 +144,52 @@ public class LlmResilienceEndpoint {
 	public @Nullable TargetDescriptor target(@Selector String name) {
 		TargetState target = this.resilience.state().targets().get(name);
 		return (target != null) ? TargetDescriptor.of(target) : null;
+	}
+
+	/**
+	 * "Why this verdict?": classify a pasted answer. A path of its own
+	 * ({@code classification/verdict/{name}}): a read on the write's
+	 * {@code {kind}/{name}} would turn a refused write's 404 into a 405.
+	 * @param section {@code classification}
+	 * @param operation {@code verdict}
+	 * @param name a target (its classifier and the user's rules) or a provider id (its
+	 * built-in classifier and the user's rules)
+	 * @param status the status, or {@code null} when {@code body} is the whole raw answer
+	 * @param headers the headers, one {@code Name: value} a line, or {@code null}
+	 * @param body the body, or the whole raw answer
+	 * @return the verdict and its reason
+	 * @throws InvalidEndpointRequestException (400, one line) for an unknown name or an
+	 * answer that cannot be read
+	 */
+	@ReadOperation
+	public VerdictDescriptor verdict(@Selector String section, @Selector String operation, @Selector String name,
+			@Nullable String status, @Nullable String headers, @Nullable String body) {
+		if (!"classification".equals(section) || !"verdict".equals(operation)) {
+			throw invalid("Unknown read '" + section + "/" + operation
+					+ "': GET classification/verdict/{target or provider id}");
+		}
+		ProviderResponse response;
+		try {
+			response = PastedAnswer.parse(status, headers, body);
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalid(ex.getMessage());
+		}
+		TargetState target = this.resilience.state().targets().get(name);
+		if (target != null) {
+			Verdict verdict = this.resilience.classify(name, response);
+			return VerdictDescriptor.of(name,
+					PastedAnswer.Explanation.of(target.provider(), response.status(), verdict));
+		}
+		if (BuiltInClassifiers.PROVIDER_IDS.contains(name)) {
+			ProviderErrorClassifier classifier = new RuleClassifier(this.resilience.classificationRules(), name,
+					BuiltInClassifiers.forProvider(name), Clock.systemUTC(), UnclassifiedListener.NONE);
+			return VerdictDescriptor.of(null,
+					PastedAnswer.Explanation.of(name, response.status(), classifier.classify(response)));
+		}
+		throw invalid("Unknown target or provider id '" + name + "'; targets: "
+				+ String.join(", ", this.resilience.state().targets().keySet()) + "; provider ids: "
+				+ String.join(", ", BuiltInClassifiers.PROVIDER_IDS));
 	}
 
 	/**
@@ -275,6 +338,37 @@ public class LlmResilienceEndpoint {
 
 	private static InvalidEndpointRequestException invalid(String reason) {
 		return new InvalidEndpointRequestException(reason, reason);
+	}
+
+	/**
+	 * The verdict on a pasted answer, and what decided it.
+	 *
+	 * @param target the target whose classifier read it, or {@code null} for a provider's
+	 * built-in classifier
+	 * @param provider the provider id
+	 * @param status the status read
+	 * @param outcome the outcome
+	 * @param reason what decided it: the user's rule, a vendor code, a message family and
+	 * the phrase that matched, a detail, or the status default
+	 * @param rule {@code built-in}, {@code default} or {@code rules[i]}
+	 * @param errorType the provider's error type or code, or {@code null}
+	 * @param waitMillis the wait asked for, in milliseconds, or {@code null}
+	 * @param providerWide whether it speaks for the provider's whole fleet
+	 * @param retry whether the same target may be tried again
+	 * @param failover whether the next target may serve the call
+	 * @param countsAsFailure whether the breaker counts it
+	 */
+	public record VerdictDescriptor(@Nullable String target, String provider, int status, String outcome, String reason,
+			String rule, @Nullable String errorType, @Nullable Long waitMillis, boolean providerWide, boolean retry,
+			boolean failover, boolean countsAsFailure) implements OperationResponseBody {
+
+		static VerdictDescriptor of(@Nullable String target, PastedAnswer.Explanation explanation) {
+			return new VerdictDescriptor(target, explanation.provider(), explanation.status(), explanation.outcome(),
+					explanation.reason(), explanation.rule(), explanation.errorType(), explanation.waitMillis(),
+					explanation.providerWide(), explanation.retry(), explanation.failover(),
+					explanation.countsAsFailure());
+		}
+
 	}
 
 	/**

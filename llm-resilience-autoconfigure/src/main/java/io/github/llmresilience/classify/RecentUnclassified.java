@@ -54,15 +54,25 @@ public final class RecentUnclassified implements UnclassifiedListener {
 
 	@Override
 	public void unclassified(String provider, int status, @Nullable String errorType) {
-		seen(provider, status, errorType, Verdict.DEFAULT);
+		seen(provider, status, errorType, Verdict.DEFAULT, "status " + status + " default");
+	}
+
+	@Override
+	public void unclassified(String provider, int status, @Nullable String errorType, String reason) {
+		seen(provider, status, errorType, Verdict.DEFAULT, reason);
 	}
 
 	@Override
 	public void decidedByRule(String provider, int status, @Nullable String errorType, String rule) {
-		seen(provider, status, errorType, rule);
+		seen(provider, status, errorType, rule, rule);
 	}
 
-	private void seen(String provider, int status, @Nullable String errorType, String rule) {
+	@Override
+	public void decidedByRule(String provider, int status, @Nullable String errorType, String rule, String reason) {
+		seen(provider, status, errorType, rule, reason);
+	}
+
+	private void seen(String provider, int status, @Nullable String errorType, String rule, String reason) {
 		Key key = new Key(provider, status, errorType);
 		long now = this.clock.millis();
 		synchronized (this.tuples) {
@@ -77,6 +87,7 @@ public final class RecentUnclassified implements UnclassifiedListener {
 			counts.count++;
 			counts.lastSeen = now;
 			counts.decidedBy = rule;
+			counts.reason = reason;
 		}
 	}
 
@@ -87,7 +98,7 @@ public final class RecentUnclassified implements UnclassifiedListener {
 			this.tuples.forEach((key,
 					counts) -> entries.add(new Entry(key.provider(), key.status(), key.type(), counts.count,
 							Instant.ofEpochMilli(counts.firstSeen), Instant.ofEpochMilli(counts.lastSeen),
-							counts.decidedBy)));
+							counts.decidedBy, counts.reason)));
 		}
 		entries.sort(Comparator.comparing(Entry::lastSeen).reversed());
 		return entries;
@@ -116,14 +127,22 @@ public final class RecentUnclassified implements UnclassifiedListener {
 	 * @param lastSeen when it was last seen
 	 * @param decidedBy which rule read its last answer: {@code default} (the status
 	 * alone) or the user's {@code rules[i]}
+	 * @param reason why its last answer got its verdict, in words (the verdict's
+	 * {@link Verdict#reason()})
 	 */
 	public record Entry(String provider, int status, @Nullable String type, long count, Instant firstSeen,
-			Instant lastSeen, String decidedBy) {
+			Instant lastSeen, String decidedBy, String reason) {
 
 		/** A tuple last read by the status default. */
 		public Entry(String provider, int status, @Nullable String type, long count, Instant firstSeen,
 				Instant lastSeen) {
-			this(provider, status, type, count, firstSeen, lastSeen, Verdict.DEFAULT);
+			this(provider, status, type, count, firstSeen, lastSeen, Verdict.DEFAULT, "status " + status + " default");
+		}
+
+		/** A tuple last read by a rule, its reason the rule's name. */
+		public Entry(String provider, int status, @Nullable String type, long count, Instant firstSeen,
+				Instant lastSeen, String decidedBy) {
+			this(provider, status, type, count, firstSeen, lastSeen, decidedBy, decidedBy);
 		}
 
 	}
@@ -140,6 +159,8 @@ public final class RecentUnclassified implements UnclassifiedListener {
 		private long count;
 
 		private String decidedBy = Verdict.DEFAULT;
+
+		private String reason = "";
 
 		Counts(long firstSeen) {
 			this.firstSeen = firstSeen;

@@ -84,7 +84,8 @@ public final class RuleClassifier implements ProviderErrorClassifier {
 		for (int i = 0; i < rules.size(); i++) {
 			ClassificationRule rule = rules.get(i);
 			if (matches(rule, response, answer)) {
-				Verdict verdict = verdict(rule, "rules[" + i + "]", response, answer);
+				Verdict verdict = verdict(rule, "rules[" + i + "]", response, answer)
+					.withReason("user rule rules[" + i + "]: " + rule.describe());
 				report(response.status(), verdict);
 				return verdict;
 			}
@@ -131,7 +132,7 @@ public final class RuleClassifier implements ProviderErrorClassifier {
 	private void report(int status, Verdict verdict) {
 		try {
 			this.listener.decidedByRule(this.delegate.provider(), status, verdict.errorType().orElse(null),
-					verdict.rule());
+					verdict.rule(), verdict.reason());
 		}
 		catch (RuntimeException ex) {
 			// A listener's failure is not the call's failure.

@@ -36,4 +36,29 @@ public interface UnclassifiedListener {
 	default void decidedByRule(String provider, int status, @Nullable String errorType, String rule) {
 	}
 
+	/**
+	 * {@link #unclassified(String, int, String)}, with the verdict's
+	 * {@link Verdict#reason() reason}; delegates to it unless overridden.
+	 * @param provider the provider id
+	 * @param status the HTTP status, or 0
+	 * @param errorType the provider's error type or code, or {@code null}
+	 * @param reason what decided the defaulted verdict ({@code status 418 default})
+	 */
+	default void unclassified(String provider, int status, @Nullable String errorType, String reason) {
+		unclassified(provider, status, errorType);
+	}
+
+	/**
+	 * {@link #decidedByRule(String, int, String, String)}, with the verdict's
+	 * {@link Verdict#reason() reason}; delegates to it unless overridden.
+	 * @param provider the provider id
+	 * @param status the HTTP status, or 0
+	 * @param errorType the provider's error type or code, or {@code null}
+	 * @param rule the rule that decided, {@code rules[i]}
+	 * @param reason the rule's conditions in words
+	 */
+	default void decidedByRule(String provider, int status, @Nullable String errorType, String rule, String reason) {
+		decidedByRule(provider, status, errorType, rule);
+	}
+
 }

@@ -72,4 +72,34 @@ public final class UnclassifiedListeners implements UnclassifiedListener {
 		}
 	}
 
+	@Override
+	public void unclassified(String provider, int status, @Nullable String errorType, String reason) {
+		for (UnclassifiedListener listener : this.listeners) {
+			try {
+				listener.unclassified(provider, status, errorType, reason);
+			}
+			catch (VirtualMachineError fatal) {
+				throw fatal;
+			}
+			catch (Throwable ex) {
+				logger.warn("Unclassified listener {} failed", listener, ex);
+			}
+		}
+	}
+
+	@Override
+	public void decidedByRule(String provider, int status, @Nullable String errorType, String rule, String reason) {
+		for (UnclassifiedListener listener : this.listeners) {
+			try {
+				listener.decidedByRule(provider, status, errorType, rule, reason);
+			}
+			catch (VirtualMachineError fatal) {
+				throw fatal;
+			}
+			catch (Throwable ex) {
+				logger.warn("Unclassified listener {} failed", listener, ex);
+			}
+		}
+	}
+
 }

@@ -19,7 +19,9 @@ import org.jspecify.annotations.Nullable;
  * {@link #equals}): which rule decided it ({@link #rule()}: the provider's table, the
  * status default, or one of the user's {@code classification.rules}), and whether the
  * answer spoke for the provider's whole fleet ({@link #providerWide()}: a 529, an
- * {@code overloaded_error}, "the service is overloaded").
+ * {@code overloaded_error}, "the service is overloaded"), and why, in words an operator
+ * reads ({@link #reason()}: the user's rule, a vendor code, a message family and the
+ * phrase that matched, a structured detail, or the status default).
  */
 public final class Verdict {
 
@@ -41,6 +43,8 @@ public final class Verdict {
 
 	private final boolean providerWide;
 
+	private final @Nullable String reason;
+
 	/** {@link #rule()} of a verdict from the provider's classifier (its table). */
 	public static final String BUILT_IN = "built-in";
 
@@ -51,16 +55,17 @@ public final class Verdict {
 	public static final String DEFAULT = "default";
 
 	private Verdict(Outcome outcome, @Nullable Duration waitHint, @Nullable String errorType) {
-		this(outcome, waitHint, errorType, BUILT_IN, false);
+		this(outcome, waitHint, errorType, BUILT_IN, false, null);
 	}
 
 	private Verdict(Outcome outcome, @Nullable Duration waitHint, @Nullable String errorType, String rule,
-			boolean providerWide) {
+			boolean providerWide, @Nullable String reason) {
 		this.outcome = outcome;
 		this.waitHint = waitHint;
 		this.errorType = errorType;
 		this.rule = rule;
 		this.providerWide = providerWide;
+		this.reason = reason;
 	}
 
 	/** A verdict without wait hint or error type; shared instances, no allocation. */
@@ -137,11 +142,28 @@ public final class Verdict {
 		return this.providerWide;
 	}
 
+	/**
+	 * What decided this verdict, in words: {@code rules[0] (status 429, message contains
+	 * "quota")}, {@code vendor code insufficient_quota}, {@code message family quota:
+	 * "credit balance is too low"}, {@code detail QuotaFailure
+	 * GenerateRequestsPerDayPerProjectPerModel}, {@code status 503 default}. Never
+	 * {@code null}: a verdict built without one names its outcome and rule.
+	 */
+	public String reason() {
+		if (this.reason != null) {
+			return this.reason;
+		}
+		if (this.outcome == Outcome.SUCCESS) {
+			return "success";
+		}
+		return DEFAULT.equals(this.rule) ? "status default" : this.rule;
+	}
+
 	/** This verdict, as decided by another rule ({@link #rule()}). */
 	public Verdict withRule(String rule) {
 		Objects.requireNonNull(rule, "rule");
 		return rule.equals(this.rule) ? this
-				: new Verdict(this.outcome, this.waitHint, this.errorType, rule, this.providerWide);
+				: new Verdict(this.outcome, this.waitHint, this.errorType, rule, this.providerWide, this.reason);
 	}
 
 	/**
@@ -149,7 +171,16 @@ public final class Verdict {
 	 */
 	public Verdict withProviderWide(boolean providerWide) {
 		return (providerWide == this.providerWide) ? this
-				: new Verdict(this.outcome, this.waitHint, this.errorType, this.rule, providerWide);
+				: new Verdict(this.outcome, this.waitHint, this.errorType, this.rule, providerWide, this.reason);
+	}
+
+	/**
+	 * This verdict, with what decided it ({@link #reason()}); takes no part in
+	 * {@link #equals}.
+	 */
+	public Verdict withReason(@Nullable String reason) {
+		return Objects.equals(reason, this.reason) ? this
+				: new Verdict(this.outcome, this.waitHint, this.errorType, this.rule, this.providerWide, reason);
 	}
 
 	@Override

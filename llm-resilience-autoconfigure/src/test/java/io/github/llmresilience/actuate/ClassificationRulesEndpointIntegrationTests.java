@@ -201,8 +201,10 @@ class ClassificationRulesEndpointIntegrationTests {
 				"rule needs at least one condition: provider, status, type or message-contains (a rule without one "
 						+ "would classify every answer), was none");
 		badRequest(Map.of("action", "add", "provider", "opneai", "outcome", "QUOTA"),
-				"provider must be a provider id with a classifier: anthropic, azure-openai, bedrock, cohere, gemini, "
-						+ "mistral, openai, openai-compatible, vertex-ai, was 'opneai'");
+				"provider must be a provider id with a classifier: anthropic, azure-ai-foundry, azure-openai, bedrock, "
+						+ "cerebras, cohere, dashscope, deepinfra, deepseek, fireworks, gemini, groq, litellm, mistral, "
+						+ "moonshot, ollama, openai, openai-compatible, openrouter, perplexity, sambanova, tgi, "
+						+ "together, vertex-ai, vllm, xai, zai, was 'opneai'");
 		badRequest(Map.of("action", "remove", "index", "7"), "index must be between 0 and 0, was 7");
 		badRequest(Map.of("action", "remove"), "Missing \"index\": the index of the rule to remove, from 0");
 		badRequest(Map.of("action", "remove", "index", "first"),
@@ -218,6 +220,92 @@ class ClassificationRulesEndpointIntegrationTests {
 
 		assertThat(this.resilience.classificationRules().rules()).isSameAs(before);
 		assertThat(edits()).isEmpty();
+	}
+
+	@Test
+	void aPastedAnswerGetsItsVerdictAndWhatDecidedIt() {
+		// DeepSeek's empty balance: the generic code must not outrank the 402 and the
+		// message (https://github.com/666ghj/BettaFish/issues/286).
+		verdict("deepseek",
+				Map.of("status", "402", "body",
+						"{\"error\":{\"message\":\"Insufficient Balance\",\"type\":\"unknown_error\",\"param\":null,"
+								+ "\"code\":\"invalid_request_error\"}}"))
+			.expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.outcome")
+			.isEqualTo("QUOTA")
+			.jsonPath("$.reason")
+			.isEqualTo("message family money: \"insufficient balance\"")
+			.jsonPath("$.rule")
+			.isEqualTo("built-in")
+			.jsonPath("$.failover")
+			.isEqualTo(true);
+		// A user's rule reads Anthropic's 529 as a throttle: the reason names it.
+		this.resilience.classificationRules()
+			.replace(List.of(ClassificationRule.parse("anthropic", "529", null, null, "THROTTLED", "30s")), "test");
+		verdict("anthropic",
+				Map.of("status", "529", "body",
+						"{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}"))
+			.expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.outcome")
+			.isEqualTo("THROTTLED")
+			.jsonPath("$.rule")
+			.isEqualTo("rules[0]")
+			.jsonPath("$.reason")
+			.isEqualTo("user rule rules[0]: provider=anthropic status=529 -> THROTTLED wait PT30S")
+			.jsonPath("$.waitMillis")
+			.isEqualTo(30000);
+		// A whole raw answer pasted for a target: status line, headers, blank line, body.
+		verdict("primary",
+				Map.of("body",
+						"HTTP/1.1 429 Too Many Requests\r\nretry-after: 20\r\ncontent-type: application/json\r\n\r\n"
+								+ "{\"error\":{\"message\":\"Rate limit reached for gpt-4o on requests per min (RPM)\","
+								+ "\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}"))
+			.expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.target")
+			.isEqualTo("primary")
+			.jsonPath("$.outcome")
+			.isEqualTo("THROTTLED")
+			.jsonPath("$.reason")
+			.isEqualTo("vendor code rate_limit_exceeded")
+			.jsonPath("$.waitMillis")
+			.isEqualTo(20000);
+		// Garbage gets a verdict, or one line saying why not.
+		verdict("openai", Map.of("status", "400", "body", "\u0000\u00ff<<<not json")).expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.outcome")
+			.isEqualTo("REQUEST");
+		verdict("openai", Map.of("status", "teapot")).expectStatus()
+			.isBadRequest()
+			.expectBody()
+			.jsonPath("$.message")
+			.isEqualTo("\"status\" must be an HTTP status from 100 to 599, was 'teapot'");
+		verdict("openai", Map.of("status", "429", "headers", "no colon here")).expectStatus()
+			.isBadRequest()
+			.expectBody()
+			.jsonPath("$.message")
+			.isEqualTo("A header line must read 'Name: value', was 'no colon here'");
+		verdict("nobody", Map.of("status", "500")).expectStatus()
+			.isBadRequest()
+			.expectBody()
+			.jsonPath("$.message")
+			.value((message) -> assertThat(message.toString()).startsWith("Unknown target or provider id 'nobody'"));
+	}
+
+	private WebTestClient.ResponseSpec verdict(String name, Map<String, String> params) {
+		return this.client.get().uri((uri) -> {
+			uri.path("/actuator/llmresilience/classification/verdict/{name}");
+			params.keySet().forEach((key) -> uri.queryParam(key, "{" + key + "}"));
+			Map<String, String> variables = new java.util.HashMap<>(params);
+			variables.put("name", name);
+			return uri.build(variables);
+		}).exchange();
 	}
 
 	private String chat() {

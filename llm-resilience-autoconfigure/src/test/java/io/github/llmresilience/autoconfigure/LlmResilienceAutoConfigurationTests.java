@@ -166,11 +166,11 @@ class LlmResilienceAutoConfigurationTests {
 	@Test
 	void whenTheUserDefinesAClassifierForANewVendorItIsUsedById() {
 		this.runner.withUserConfiguration(OllamaClassifierConfiguration.class)
-			.withPropertyValues("llm.resilience.targets.local.provider=ollama")
+			.withPropertyValues("llm.resilience.targets.local.provider=llamafile")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				ProviderClassifiers classifiers = context.getBean(ProviderClassifiers.class);
-				assertThat(classifiers.forProvider("ollama").classify(ProviderResponse.of(500, null, "")).outcome())
+				assertThat(classifiers.forProvider("llamafile").classify(ProviderResponse.of(500, null, "")).outcome())
 					.isEqualTo(Outcome.QUOTA);
 				assertThat(classifiers.forProvider("openai").provider()).isEqualTo("openai");
 			});
@@ -378,7 +378,7 @@ class LlmResilienceAutoConfigurationTests {
 			return new ProviderErrorClassifier() {
 				@Override
 				public String provider() {
-					return "ollama";
+					return "llamafile";
 				}
 
 				@Override

@@ -41,18 +41,19 @@ class LlmResilienceEndpointAutoConfigurationTests {
 	void exposedOverTheWebTheEndpointIsReadOnlyByDefault() {
 		webRunner().withPropertyValues("management.endpoints.web.exposure.include=llmresilience")
 			.run((context) -> assertThat(operations(context)).containsExactlyInAnyOrder("GET /actuator/llmresilience",
-					"GET /actuator/llmresilience/{name}"));
+					"GET /actuator/llmresilience/{name}", "GET /actuator/llmresilience/{section}/{operation}/{name}"));
 	}
 
 	@Test
-	void whenAccessIsUnrestrictedTheEndpointOffersTwoReadsAndOneWrite() {
+	void whenAccessIsUnrestrictedTheEndpointOffersThreeReadsAndOneWrite() {
 		// Upper case: a context runner has no SpringApplication's lenient enum conversion
 		// (an application takes "unrestricted" as well).
 		webRunner()
 			.withPropertyValues("management.endpoints.web.exposure.include=llmresilience",
 					"management.endpoint.llmresilience.access=UNRESTRICTED")
 			.run((context) -> assertThat(operations(context)).containsExactlyInAnyOrder("GET /actuator/llmresilience",
-					"GET /actuator/llmresilience/{name}", "POST /actuator/llmresilience/{kind}/{name}"));
+					"GET /actuator/llmresilience/{name}", "GET /actuator/llmresilience/{section}/{operation}/{name}",
+					"POST /actuator/llmresilience/{kind}/{name}"));
 	}
 
 	@Test
@@ -70,7 +71,7 @@ class LlmResilienceEndpointAutoConfigurationTests {
 					"management.endpoint.llmresilience.access=UNRESTRICTED",
 					"management.endpoints.access.max-permitted=READ_ONLY")
 			.run((context) -> assertThat(operations(context)).containsExactlyInAnyOrder("GET /actuator/llmresilience",
-					"GET /actuator/llmresilience/{name}"));
+					"GET /actuator/llmresilience/{name}", "GET /actuator/llmresilience/{section}/{operation}/{name}"));
 	}
 
 	@Test
@@ -79,7 +80,7 @@ class LlmResilienceEndpointAutoConfigurationTests {
 			.withPropertyValues("management.endpoints.web.exposure.include=llmresilience",
 					"management.endpoint.llmresilience.access=READ_ONLY")
 			.run((context) -> assertThat(operations(context)).containsExactlyInAnyOrder("GET /actuator/llmresilience",
-					"GET /actuator/llmresilience/{name}"));
+					"GET /actuator/llmresilience/{name}", "GET /actuator/llmresilience/{section}/{operation}/{name}"));
 	}
 
 	@Test

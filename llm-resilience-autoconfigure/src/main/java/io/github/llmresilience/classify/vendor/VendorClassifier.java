@@ -23,20 +23,22 @@ import org.jspecify.annotations.Nullable;
  */
 public abstract class VendorClassifier implements ProviderErrorClassifier {
 
-	private static final Verdict TIMEOUT = Verdict.of(Outcome.AVAILABILITY, null, "timeout");
+	private static final Verdict TIMEOUT = Verdict.of(Outcome.AVAILABILITY, null, "timeout")
+		.withReason("no answer in time");
 
-	private static final Verdict CONNECTION = Verdict.of(Outcome.AVAILABILITY, null, "connection");
+	private static final Verdict CONNECTION = Verdict.of(Outcome.AVAILABILITY, null, "connection")
+		.withReason("no answer: the connection failed");
 
 	private static final int MAX_ERROR_TYPE = 64;
 
 	/** Error types that say the provider's fleet is overloaded, not one model. */
 	static final Set<String> PROVIDER_WIDE_TYPES = Set.of("overloaded_error", "engine_overloaded", "server_overloaded",
-			"no_capacity");
+			"no_capacity", "engine_overloaded_error", "queue_exceeded", "1305");
 
 	/** Message text that says the same. */
 	private static final String[] PROVIDER_WIDE_PHRASES = { "service is overloaded", "service is currently overloaded",
 			"engine is currently overloaded", "server is currently overloaded with other requests", "high demand",
-			"peak load" };
+			"peak load", "high traffic", "servers are busy", "server is busy", "system is busy", "服务器繁忙" };
 
 	private final String provider;
 
@@ -67,7 +69,9 @@ public abstract class VendorClassifier implements ProviderErrorClassifier {
 				return Verdict.success();
 			}
 			report(status, "classifier_error");
-			return Verdict.of(byStatus(status, null).outcome(), null, "classifier_error").withRule(Verdict.DEFAULT);
+			return Verdict.of(byStatus(status, null).outcome(), null, "classifier_error")
+				.withRule(Verdict.DEFAULT)
+				.withReason("status " + status + " default (the answer could not be read)");
 		}
 	}
 
@@ -136,6 +140,24 @@ public abstract class VendorClassifier implements ProviderErrorClassifier {
 	// Shared rules
 
 	/**
+	 * Error types and codes that say only the kind of status they came with
+	 * ({@code invalid_request_error}, {@code bad_request}, {@code error}, a numeric code,
+	 * Google's canonical status, an AWS validation): the message and the details outrank
+	 * them. Every other code the provider's table knows is specific and outranks the
+	 * message.
+	 */
+	static final Set<String> GENERIC_TYPES = Set.of("invalid_request_error", "invalid_request", "bad_request",
+			"BadRequest", "BadRequestError", "Bad Request", "error", "unknown_error", "api_error", "rate_limit_error",
+			"tokens", "requests", "permission_error", "PermissionDenied", "permission_denied", "INVALID_ARGUMENT",
+			"FAILED_PRECONDITION", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "NOT_FOUND", "too_many_requests",
+			"too_many_requests_error", "not_found_error", "NotFoundError", "ValidationException",
+			"ResourceNotFoundException", "validationexception", "resourcenotfoundexception", "client_error",
+			"invalid_argument", "unsupported_value", "invalid_value", "model_not_found",
+			"Client specified an invalid argument",
+			"The caller does not have permission to execute the specified operation",
+			"Some resource has been exhausted");
+
+	/**
 	 * Apply the status rules on top of the provider table's reading of the error type.
 	 * @param status the HTTP status (2xx for an error embedded in a success answer)
 	 * @param fromTable the outcome the provider's table gives the error type, or
@@ -145,56 +167,157 @@ public abstract class VendorClassifier implements ProviderErrorClassifier {
 	 */
 	protected static Finding decide(int status, @Nullable Outcome fromTable, @Nullable String errorType,
 			@Nullable String message) {
-		boolean known = fromTable != null || errorType == null;
-		Outcome outcome;
+		return decide(status, fromTable, errorType, errorType, message);
+	}
+
+	/**
+	 * The precedence rule: a vendor's specific code beats the message; the message (its
+	 * {@link MessageFamilies families}) and the details beat a generic type and the
+	 * status; the status is the last resort. A 5xx (and 408) is the provider's whatever
+	 * the body says.
+	 * @param status the HTTP status (2xx for an error embedded in a success answer)
+	 * @param fromTable the outcome the provider's table gives {@code code}, or
+	 * {@code null}
+	 * @param code the code or type that gave {@code fromTable}
+	 * @param errorType the error type or code reported for metrics
+	 * @param message the provider's message, or a text body's prefix
+	 */
+	protected static Finding decide(int status, @Nullable Outcome fromTable, @Nullable String code,
+			@Nullable String errorType, @Nullable String message) {
+		boolean specific = fromTable != null && code != null && !isGeneric(code);
+		String codeReason = (fromTable == null) ? null : ((specific ? "vendor code " : "generic type ") + code);
 		if (status >= 500 || status == 408) {
-			outcome = Outcome.AVAILABILITY;
+			boolean known = fromTable != null || errorType == null;
+			String reason = (fromTable == Outcome.AVAILABILITY) ? codeReason : "status " + status;
+			return new Finding(Outcome.AVAILABILITY, errorType, known, null, message, reason);
 		}
-		else if (status == 401) {
+		if (specific) {
+			return bySpecificCode(status, fromTable, errorType, message, codeReason);
+		}
+		if (mayExceedLimitItself(message) && exceedsLimitItself(lower(message))) {
+			return new Finding(Outcome.REQUEST, errorType, true, null, message,
+					"message: the request is larger than the whole limit");
+		}
+		MessageFamilies.Match match = MessageFamilies.BUILT_IN.match(message);
+		if (match != null) {
+			Outcome outcome = match.outcome();
+			String reason = match.reason();
+			if (outcome == Outcome.THROTTLED && isSharedCapacity(message)) {
+				outcome = Outcome.AVAILABILITY;
+				reason = "message: shared capacity at peak load";
+			}
+			return new Finding(outcome, errorType, true, null, message, reason);
+		}
+		if (fromTable != null) {
+			return byGenericType(status, fromTable, errorType, message, codeReason);
+		}
+		if (status >= 200 && status < 300) {
+			// An error inside a success answer came from the provider's side.
+			return new Finding(Outcome.AVAILABILITY, errorType, false, null, message, "error inside a 2xx answer");
+		}
+		return byStatus(status, errorType).withMessage(message);
+	}
+
+	private static Finding bySpecificCode(int status, Outcome fromTable, @Nullable String errorType,
+			@Nullable String message, String codeReason) {
+		Outcome outcome = fromTable;
+		String reason = codeReason;
+		if (status == 401 && outcome != Outcome.QUOTA) {
 			outcome = Outcome.CREDENTIAL;
-			known = true;
+			reason = "status 401";
 		}
 		else if (status == 402) {
 			outcome = Outcome.QUOTA;
-			known = true;
+			reason = (fromTable == Outcome.QUOTA) ? codeReason : "status 402";
 		}
-		else if (status == 429) {
-			outcome = (fromTable == Outcome.QUOTA || fromTable == Outcome.AVAILABILITY || fromTable == Outcome.REQUEST)
-					? fromTable : Outcome.THROTTLED;
-			if (fromTable == null && contains(message, "overloaded")) {
-				outcome = Outcome.AVAILABILITY;
-			}
-			else if (outcome == Outcome.THROTTLED && isSharedCapacity(message)) {
-				// Azure's shared pool at peak load: the provider's capacity, not this
-				// account's rate limit; the gate would wait on a limit that was not hit.
-				outcome = Outcome.AVAILABILITY;
-			}
+		else if (status == 429 && outcome != Outcome.QUOTA && outcome != Outcome.AVAILABILITY
+				&& outcome != Outcome.REQUEST) {
+			outcome = Outcome.THROTTLED;
+			reason = (fromTable == Outcome.THROTTLED) ? codeReason : "status 429";
 		}
-		else if (status >= 200 && status < 300) {
-			// An error inside a success answer came from the provider's side.
-			outcome = (fromTable != null) ? fromTable : Outcome.AVAILABILITY;
-			known = fromTable != null;
-			if (outcome == Outcome.THROTTLED && isSharedCapacity(message)) {
-				outcome = Outcome.AVAILABILITY;
-			}
-		}
-		else if (fromTable != null) {
-			outcome = fromTable;
-			if (outcome == Outcome.REQUEST && regainsAccessOn(message)) {
-				// A spend or usage limit sent as a 400 invalid_request_error: the account
-				// is
-				// out until the date the message names, and every other request fails
-				// too.
-				outcome = Outcome.QUOTA;
-			}
-		}
-		else {
-			return byStatus(status, errorType).withMessage(message);
+		if (outcome == Outcome.REQUEST && regainsAccessOn(message)) {
+			// A spend or usage limit sent as a 400 invalid_request_error: the account is
+			// out until the date the message names, and every other request fails too.
+			return new Finding(Outcome.QUOTA, errorType, true, null, message, "message: \"regain access on\"");
 		}
 		if (outcome == Outcome.THROTTLED) {
-			outcome = refineThrottle(message);
+			return refine(errorType, message, reason);
 		}
-		return new Finding(outcome, errorType, known, null, message);
+		return new Finding(outcome, errorType, true, null, message, reason);
+	}
+
+	private static Finding byGenericType(int status, Outcome fromTable, @Nullable String errorType,
+			@Nullable String message, @Nullable String codeReason) {
+		Outcome outcome = fromTable;
+		String reason = codeReason;
+		if (status == 401) {
+			outcome = Outcome.CREDENTIAL;
+			reason = "status 401";
+		}
+		else if (status == 402) {
+			outcome = Outcome.QUOTA;
+			reason = "status 402";
+		}
+		else if (status == 429) {
+			if (outcome != Outcome.QUOTA && outcome != Outcome.AVAILABILITY && outcome != Outcome.REQUEST) {
+				outcome = Outcome.THROTTLED;
+			}
+		}
+		else if (status == 403 && outcome == Outcome.REQUEST) {
+			outcome = Outcome.CREDENTIAL;
+			reason = "status 403";
+		}
+		if (outcome == Outcome.REQUEST && regainsAccessOn(message)) {
+			return new Finding(Outcome.QUOTA, errorType, true, null, message, "message: \"regain access on\"");
+		}
+		if (outcome == Outcome.THROTTLED) {
+			return refine(errorType, message, reason);
+		}
+		return new Finding(outcome, errorType, true, null, message, reason);
+	}
+
+	/**
+	 * A throttle, read with its period: per day is QUOTA, more than the limit REQUEST.
+	 */
+	private static Finding refine(@Nullable String errorType, @Nullable String message, @Nullable String reason) {
+		if (message != null) {
+			if (mayExceedLimitItself(message) && exceedsLimitItself(lower(message))) {
+				return new Finding(Outcome.REQUEST, errorType, true, null, message,
+						"message: the request is larger than the whole limit");
+			}
+			MessageFamilies.Match period = MessageFamilies.BUILT_IN.match(message, Outcome.QUOTA);
+			if (period != null && period.family().rank() == 0) {
+				return new Finding(Outcome.QUOTA, errorType, true, null, message, period.reason());
+			}
+			if (isSharedCapacity(message)) {
+				// Azure's shared pool at peak load: the provider's capacity, not this
+				// account's rate limit; the gate would wait on a limit that was not hit.
+				return new Finding(Outcome.AVAILABILITY, errorType, true, null, message,
+						"message: shared capacity at peak load");
+			}
+		}
+		return new Finding(Outcome.THROTTLED, errorType, true, null, message, reason);
+	}
+
+	/** Whether a code says only the kind of its status (see {@link #GENERIC_TYPES}). */
+	protected static boolean isGeneric(@Nullable String code) {
+		if (code == null || code.isEmpty() || GENERIC_TYPES.contains(code)) {
+			return true;
+		}
+		for (int i = 0; i < code.length(); i++) {
+			if (!Character.isDigit(code.charAt(i))) {
+				return false;
+			}
+		}
+		// A numeric code of three digits is an HTTP status repeated; longer ones (Z.ai's
+		// 1113, SiliconFlow's 30011) are the vendor's own.
+		return code.length() <= 3;
+	}
+
+	private static @Nullable String lower(@Nullable String message) {
+		return (message != null)
+				? message.substring(0, Math.min(message.length(), MessageFamilies.MAX_CHARS)).toLowerCase(Locale.ROOT)
+				: null;
 	}
 
 	/** The status rules alone, for a type the provider's table does not know. */
@@ -207,9 +330,19 @@ public abstract class VendorClassifier implements ProviderErrorClassifier {
 			case 402 -> outcome = Outcome.QUOTA;
 			case 408, 409 -> outcome = Outcome.AVAILABILITY;
 			case 429 -> outcome = Outcome.THROTTLED;
+			// A client or gateway gave up waiting (nginx, Google's CANCELLED): the answer
+			// never came.
+			case 499 -> outcome = Outcome.AVAILABILITY;
 			default -> {
 				if (status >= 500 && status < 600) {
 					outcome = Outcome.AVAILABILITY;
+				}
+				else if (status == 498) {
+					// Groq's flex capacity, Cohere's invalid token: the profile says
+					// which;
+					// either way another target may serve.
+					outcome = Outcome.AVAILABILITY;
+					knownStatus = false;
 				}
 				else if (status >= 300 && status < 500) {
 					outcome = Outcome.REQUEST;
@@ -221,7 +354,8 @@ public abstract class VendorClassifier implements ProviderErrorClassifier {
 				}
 			}
 		}
-		return new Finding(outcome, errorType, knownStatus && errorType == null, null, null);
+		return new Finding(outcome, errorType, knownStatus && errorType == null, null, null,
+				"status " + status + " default");
 	}
 
 	/**
@@ -229,24 +363,7 @@ public abstract class VendorClassifier implements ProviderErrorClassifier {
 	 * a quota; a request larger than the limit itself can never succeed at all.
 	 */
 	protected static Outcome refineThrottle(@Nullable String message) {
-		if (message == null) {
-			return Outcome.THROTTLED;
-		}
-		String text = message.toLowerCase(Locale.ROOT);
-		if (exceedsLimitItself(text)) {
-			return Outcome.REQUEST;
-		}
-		if (isLongPeriodCap(text)) {
-			return Outcome.QUOTA;
-		}
-		return Outcome.THROTTLED;
-	}
-
-	private static boolean isLongPeriodCap(String text) {
-		return text.contains("per day") || text.contains("perday") || text.contains("per_day") || text.contains("(tpd)")
-				|| text.contains("(rpd)") || text.contains("daily") || text.contains("per month")
-				|| text.contains("/ month") || text.contains("/month") || text.contains("monthly")
-				|| text.contains("limit: 0,") || text.contains("limit: 0\n") || text.endsWith("limit: 0");
+		return refine(null, message, null).outcome();
 	}
 
 	/**
@@ -254,7 +371,10 @@ public abstract class VendorClassifier implements ProviderErrorClassifier {
 	 * 0, Requested ~8141" asks for more than the whole per-minute limit, so waiting for
 	 * the window to clear cannot help.
 	 */
-	private static boolean exceedsLimitItself(String text) {
+	private static boolean exceedsLimitItself(@Nullable String text) {
+		if (text == null) {
+			return false;
+		}
 		if (text.contains("request too large")) {
 			return true;
 		}
@@ -269,7 +389,18 @@ public abstract class VendorClassifier implements ProviderErrorClassifier {
 	 * consider switching to Provisioned Throughput".
 	 */
 	protected static boolean isSharedCapacity(@Nullable String message) {
+		if (message == null || (message.indexOf("emand") < 0 && message.indexOf("oad") < 0)) {
+			return false;
+		}
 		return contains(message, "high demand") || contains(message, "peak load");
+	}
+
+	/**
+	 * Whether the numbers or "request too large" can be there at all: both need
+	 * "request"; the common answer without it is not copied to lower case.
+	 */
+	private static boolean mayExceedLimitItself(@Nullable String message) {
+		return message != null && message.indexOf("equest") >= 0;
 	}
 
 	/**
@@ -325,16 +456,35 @@ public abstract class VendorClassifier implements ProviderErrorClassifier {
 	}
 
 	protected static Finding refusal(@Nullable String errorType) {
-		return new Finding(Outcome.CONTENT_FILTER, errorType, true, null, null);
+		return new Finding(Outcome.CONTENT_FILTER, errorType, true, null, null, "refusal " + errorType);
 	}
 
 	// Assembling the verdict -----------------------------------------------------------
 
-	private Verdict verdict(ProviderResponse response, @Nullable Finding finding) {
-		if (finding == null) {
+	/**
+	 * What a status means at this provider when nothing else in the answer says (Groq's
+	 * 498 is its flex tier's capacity, Cohere's an invalid token), or {@code null} for
+	 * the shared status rules.
+	 * @param status the HTTP status
+	 * @return the outcome, or {@code null}
+	 */
+	protected @Nullable Outcome statusMeaning(int status) {
+		return null;
+	}
+
+	private Verdict verdict(ProviderResponse response, @Nullable Finding found) {
+		if (found == null) {
 			return Verdict.success();
 		}
+		Finding finding = found;
+		if (finding.byStatusAlone() && response.status() != 0) {
+			Outcome meaning = statusMeaning(response.status());
+			if (meaning != null) {
+				finding = finding.decided(meaning, "status " + response.status() + " at " + this.provider);
+			}
+		}
 		Outcome outcome = finding.outcome();
+		String reason = (finding.reason() != null) ? finding.reason() : "status " + response.status() + " default";
 		Duration hint = null;
 		if (outcome != Outcome.SUCCESS && outcome != Outcome.REQUEST && outcome != Outcome.CONTENT_FILTER) {
 			Duration retryAfter = WaitHints.retryAfterHeaders(response, this.settings.clock());
@@ -353,20 +503,22 @@ public abstract class VendorClassifier implements ProviderErrorClassifier {
 					// off.
 					outcome = Outcome.QUOTA;
 					hint = reset;
+					reason = reason + "; its reset header is beyond the quota threshold";
 				}
 				else if (beyondQuotaThreshold(hint) && beyondQuotaThreshold(textHint(finding))) {
 					// The provider's own message names the long wait too (Azure: "Please
 					// retry after 86400 seconds"), not just a header a gateway may have
 					// set.
 					outcome = Outcome.QUOTA;
+					reason = reason + "; its message's wait is beyond the quota threshold";
 				}
 			}
 		}
 		String errorType = sanitize(finding.errorType());
 		if (!finding.known()) {
-			report(response.status(), errorType);
+			report(response.status(), errorType, reason);
 		}
-		Verdict verdict = Verdict.of(outcome, hint, errorType);
+		Verdict verdict = Verdict.of(outcome, hint, errorType).withReason(reason);
 		if (!finding.known()) {
 			verdict = verdict.withRule(Verdict.DEFAULT);
 		}
@@ -409,8 +561,12 @@ public abstract class VendorClassifier implements ProviderErrorClassifier {
 	}
 
 	private void report(int status, @Nullable String errorType) {
+		report(status, errorType, "status " + status + " default");
+	}
+
+	private void report(int status, @Nullable String errorType, String reason) {
 		try {
-			this.settings.listener().unclassified(this.provider, status, errorType);
+			this.settings.listener().unclassified(this.provider, status, errorType, reason);
 		}
 		catch (RuntimeException ex) {
 			// A listener's failure is not the call's failure.

@@ -24,7 +24,10 @@ public final class Vendors {
 	 * before Anthropic's).
 	 */
 	public static final List<Vendor> REGISTERED = List.of(OpenAi.OPENAI, OpenAi.AZURE_OPENAI, Anthropic.ANTHROPIC,
-			Google.GEMINI, Google.VERTEX_AI, Bedrock.BEDROCK, OpenAi.MISTRAL, Cohere.COHERE, OpenAi.OPENAI_COMPATIBLE);
+			Google.GEMINI, Google.VERTEX_AI, Bedrock.BEDROCK, OpenAi.MISTRAL, Cohere.COHERE, OpenAi.AZURE_AI_FOUNDRY,
+			OpenAi.XAI, OpenAi.DEEPSEEK, OpenAi.GROQ, OpenAi.TOGETHER, OpenAi.FIREWORKS, OpenAi.PERPLEXITY,
+			OpenAi.OPENROUTER, OpenAi.CEREBRAS, OpenAi.SAMBANOVA, OpenAi.DEEPINFRA, OpenAi.ZAI, OpenAi.DASHSCOPE,
+			OpenAi.MOONSHOT, OpenAi.VLLM, OpenAi.TGI, OpenAi.OLLAMA, OpenAi.LITELLM, OpenAi.OPENAI_COMPATIBLE);
 
 	private Vendors() {
 	}

@@ -34,7 +34,26 @@ public final class WaitHints {
 	private static final int MAX_VALUE_LENGTH = 64;
 
 	private static final String[] TEXT_CUES = { "try again in ", "try again after ", "retry in ", "retry after ",
-			"retry-after ", "wait ", "regain access on " };
+			"retry-after ", "wait ", "regain access on ", "resets in ", "reset in ", "resets at ", "reset at ",
+			"resets on ", "try again at ", "available again at ", "available again in " };
+
+	/**
+	 * Headers of a bare wait in milliseconds every vendor may send (Azure's, OpenAI's).
+	 */
+	private static final String[] MILLISECOND_HEADERS = { "retry-after-ms", "x-ms-retry-after-ms" };
+
+	/**
+	 * Reset headers in spellings no registered vendor owns, read on every answer: the
+	 * hyphenated {@code x-rate-limit-reset-*} beside {@code x-rate-limit-remaining-*}.
+	 */
+	private static final List<WaitHeaders> COMMON_RESETS = List
+		.of(WaitHeaders.resetDurations("x-rate-limit-reset-", "x-rate-limit-remaining-"));
+
+	/**
+	 * A reset without a dimension: seconds, a Go duration, an epoch timestamp (seconds or
+	 * milliseconds) or an instant.
+	 */
+	private static final String[] BARE_RESET_HEADERS = { "x-ratelimit-reset", "x-rate-limit-reset", "ratelimit-reset" };
 
 	private WaitHints() {
 	}
@@ -72,6 +91,12 @@ public final class WaitHints {
 				return hint;
 			}
 		}
+		for (String header : MILLISECOND_HEADERS) {
+			Duration hint = milliseconds(response.header(header));
+			if (hint != null) {
+				return hint;
+			}
+		}
 		String retryAfter = response.header("retry-after");
 		return (retryAfter != null) ? retryAfter(retryAfter, () -> responseTime(response, clock)) : null;
 	}
@@ -94,7 +119,60 @@ public final class WaitHints {
 				return hint;
 			}
 		}
+		for (WaitHeaders form : COMMON_RESETS) {
+			Duration hint = longestReset(response, form, clock);
+			if (hint != null) {
+				return hint;
+			}
+		}
+		for (String header : BARE_RESET_HEADERS) {
+			String value = response.header(header);
+			if (value != null) {
+				Duration hint = resetValue(value, responseTime(response, clock));
+				if (hint != null) {
+					return hint;
+				}
+			}
+		}
 		return null;
+	}
+
+	/**
+	 * Parse a reset value in any of the spellings providers use: a Go or protobuf
+	 * duration ({@code 6m0s}, {@code 1.5s}), bare seconds ({@code 33011.38}), an epoch
+	 * timestamp in seconds ({@code 1741305600}) or milliseconds ({@code 1741305600000}),
+	 * an RFC 3339 instant or an HTTP-date.
+	 * @param value the header value
+	 * @param now when the response was sent
+	 * @return the wait, in {@code [0, MAX]}, or {@code null} when it is none of these
+	 */
+	public static @Nullable Duration resetValue(@Nullable String value, Instant now) {
+		if (value == null) {
+			return null;
+		}
+		String trimmed = value.trim();
+		if (trimmed.isEmpty() || trimmed.length() > MAX_VALUE_LENGTH) {
+			return null;
+		}
+		Double number = number(trimmed);
+		if (number != null) {
+			if (number >= 1e12) {
+				return between(now, Instant.ofEpochMilli(number.longValue()));
+			}
+			if (number >= 1e9) {
+				return between(now, Instant.ofEpochSecond(number.longValue()));
+			}
+			return nanos(number * 1e9);
+		}
+		Duration go = goDuration(trimmed);
+		if (go != null) {
+			return go;
+		}
+		Instant at = rfc3339(trimmed);
+		if (at == null) {
+			at = httpDate(trimmed);
+		}
+		return (at != null) ? between(now, at) : null;
 	}
 
 	/**
@@ -189,8 +267,8 @@ public final class WaitHints {
 		for (String cue : TEXT_CUES) {
 			int at = lower.indexOf(cue);
 			while (at >= 0) {
-				Duration hint = cue.startsWith("regain") ? calendarInstant(lower, at + cue.length(), clock)
-						: spokenDuration(lower, at + cue.length());
+				Duration hint = (cue.startsWith("regain") || cue.endsWith(" at ") || cue.endsWith(" on "))
+						? calendarInstant(lower, at + cue.length(), clock) : spokenDuration(lower, at + cue.length());
 				if (hint != null) {
 					return hint;
 				}
@@ -303,16 +381,11 @@ public final class WaitHints {
 			if (dimension.isEmpty()) {
 				continue;
 			}
-			Duration reset;
-			if (!form.resetInstant()) {
-				reset = goDuration(response.header(name));
+			if (now == null) {
+				now = responseTime(response, clock);
 			}
-			else {
-				if (now == null) {
-					now = responseTime(response, clock);
-				}
-				reset = between(now, rfc3339(response.header(name)));
-			}
+			Duration reset = form.resetInstant() ? between(now, rfc3339(response.header(name)))
+					: resetValue(response.header(name), now);
 			if (reset == null) {
 				continue;
 			}
@@ -376,10 +449,33 @@ public final class WaitHints {
 				|| c == '\u00b5';
 	}
 
-	/** "2026-09-01 at 00:00 utc", as Anthropic's spend-limit message names its reset. */
+	/**
+	 * "2026-09-01 at 00:00 utc", as Anthropic's spend-limit message names its reset; an
+	 * RFC 3339 instant ("2026-09-01t00:00:00z"); or a time of day in UTC ("14:05 utc"),
+	 * the next one to come.
+	 */
 	private static @Nullable Duration calendarInstant(String text, int from, Clock clock) {
 		int end = Math.min(text.length(), from + 24);
 		String phrase = text.substring(from, end);
+		Duration timeOfDay = timeOfDay(phrase, clock);
+		if (timeOfDay != null) {
+			return timeOfDay;
+		}
+		int token = 0;
+		while (token < phrase.length() && !Character.isWhitespace(phrase.charAt(token)) && phrase.charAt(token) != ','
+				&& phrase.charAt(token) != ')') {
+			token++;
+		}
+		String word = phrase.substring(0, token);
+		while (word.endsWith(".")) {
+			word = word.substring(0, word.length() - 1);
+		}
+		if (word.length() > 10 && word.charAt(10) == 't') {
+			Instant at = rfc3339(word.toUpperCase(Locale.ROOT));
+			if (at != null) {
+				return between(clock.instant(), at);
+			}
+		}
 		try {
 			LocalDate date = LocalDate.parse(phrase.substring(0, 10));
 			LocalTime time = LocalTime.MIDNIGHT;
@@ -390,6 +486,30 @@ public final class WaitHints {
 			return between(clock.instant(), at);
 		}
 		catch (DateTimeException | IndexOutOfBoundsException ex) {
+			return null;
+		}
+	}
+
+	/** "14:05 utc" or "14:05:30 utc": the next such time from now. */
+	private static @Nullable Duration timeOfDay(String phrase, Clock clock) {
+		if (phrase.length() < 5 || phrase.charAt(2) != ':' || !Character.isDigit(phrase.charAt(0))) {
+			return null;
+		}
+		int end = (phrase.length() >= 8 && phrase.charAt(5) == ':') ? 8 : 5;
+		String rest = phrase.substring(end).stripLeading();
+		if (!rest.startsWith("utc") && !rest.startsWith("gmt") && !rest.startsWith("z")) {
+			return null;
+		}
+		try {
+			LocalTime time = LocalTime.parse(phrase.substring(0, end));
+			Instant now = clock.instant();
+			Instant at = LocalDate.ofInstant(now, ZoneOffset.UTC).atTime(time).toInstant(ZoneOffset.UTC);
+			if (at.isBefore(now)) {
+				at = at.plus(Duration.ofDays(1));
+			}
+			return between(now, at);
+		}
+		catch (DateTimeException ex) {
 			return null;
 		}
 	}

@@ -7,6 +7,7 @@ import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.classify.vendor.Finding;
 import io.github.llmresilience.classify.vendor.JsonBody;
+import io.github.llmresilience.classify.vendor.MessageFamilies;
 import io.github.llmresilience.classify.vendor.VendorClassifier;
 import org.jspecify.annotations.Nullable;
 
@@ -35,7 +36,16 @@ final class CohereClassifier extends VendorClassifier {
 		Object root = JsonBody.unwrapArray(json);
 		String message = JsonBody.text(root, "message");
 		if (status == 498) {
-			return new Finding(Outcome.CREDENTIAL, "invalid_token", true, null, null);
+			// 498 was an invalid token; Cohere's errors page now also names it for a
+			// request
+			// blocked by its usage guidelines (cohere-developer-experience#189): the
+			// message
+			// tells which.
+			MessageFamilies.Match match = MessageFamilies.BUILT_IN.match(message, Outcome.CONTENT_FILTER);
+			if (match != null) {
+				return new Finding(Outcome.CONTENT_FILTER, "blocked", true, null, null, match.reason());
+			}
+			return new Finding(Outcome.CREDENTIAL, "invalid_token", true, null, null, "status 498 at cohere");
 		}
 		if (status == 400 && (contains(message, "blocked output") || contains(message, "blocked input")
 				|| contains(message, "usage guidelines"))) {

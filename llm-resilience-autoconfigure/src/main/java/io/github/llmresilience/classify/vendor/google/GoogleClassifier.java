@@ -41,7 +41,15 @@ final class GoogleClassifier extends VendorClassifier {
 			Map.entry("ACCESS_TOKEN_EXPIRED", Outcome.CREDENTIAL),
 			Map.entry("ACCESS_TOKEN_SCOPE_INSUFFICIENT", Outcome.CREDENTIAL),
 			Map.entry("SERVICE_DISABLED", Outcome.CREDENTIAL), Map.entry("CONSUMER_INVALID", Outcome.CREDENTIAL),
-			Map.entry("BILLING_DISABLED", Outcome.QUOTA), Map.entry("RATE_LIMIT_EXCEEDED", Outcome.THROTTLED));
+			Map.entry("BILLING_DISABLED", Outcome.QUOTA), Map.entry("RATE_LIMIT_EXCEEDED", Outcome.THROTTLED),
+			Map.entry("API_KEY_HTTP_REFERRER_BLOCKED", Outcome.CREDENTIAL),
+			Map.entry("API_KEY_IP_ADDRESS_BLOCKED", Outcome.CREDENTIAL),
+			Map.entry("API_KEY_ANDROID_APP_BLOCKED", Outcome.CREDENTIAL),
+			Map.entry("API_KEY_IOS_APP_BLOCKED", Outcome.CREDENTIAL),
+			Map.entry("USER_PROJECT_DENIED", Outcome.CREDENTIAL),
+			Map.entry("IAM_PERMISSION_DENIED", Outcome.CREDENTIAL), Map.entry("CONSUMER_SUSPENDED", Outcome.CREDENTIAL),
+			Map.entry("RESOURCE_PROJECT_INVALID", Outcome.CREDENTIAL),
+			Map.entry("LOCATION_POLICY_VIOLATED", Outcome.CREDENTIAL));
 
 	private static final Set<String> REFUSAL_FINISH = Set.of("SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT",
 			"SPII", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION");
@@ -145,18 +153,40 @@ final class GoogleClassifier extends VendorClassifier {
 		for (Object legacy : JsonBody.array(error, "errors")) {
 			legacyReason = firstText(legacyReason, JsonBody.text(legacy, "reason"));
 		}
-		Outcome fromTable = (reason != null) ? REASON_TABLE.get(reason) : null;
-		if (fromTable == null && canonical != null) {
-			fromTable = STATUS_TABLE.get(canonical);
-		}
-		boolean neverClears = false;
-		if (fromTable == Outcome.THROTTLED || (fromTable == null && status == 429)) {
-			fromTable = exhausted(quotaIds, message, legacyReason);
-			neverClears = fromTable == Outcome.QUOTA && contains(message, "limit: 0");
-		}
 		String errorType = firstText(reason, canonical, legacyReason);
-		Finding finding = decide(status, fromTable, errorType, message);
-		if (neverClears) {
+		Outcome fromReason = (reason != null) ? REASON_TABLE.get(reason) : null;
+		Finding finding;
+		boolean neverClears = contains(message, "limit: 0");
+		if (fromReason != null && fromReason != Outcome.THROTTLED) {
+			// ErrorInfo's reason is Google's specific code: it outranks everything else.
+			finding = decide(status, fromReason, reason, errorType, message);
+		}
+		else if (!quotaIds.isEmpty() || neverClears) {
+			// QuotaFailure names the limits hit: a per-day one is a quota, a per-minute
+			// one
+			// a throttle, whatever the message's words.
+			finding = byQuotaIds(status, quotaIds, errorType, message, neverClears);
+		}
+		else if (fromReason != null) {
+			finding = decide(status, exhausted(quotaIds, message, legacyReason), reason, errorType, message);
+		}
+		else {
+			Outcome fromStatus = (canonical != null) ? STATUS_TABLE.get(canonical) : null;
+			if (fromStatus == Outcome.THROTTLED || (fromStatus == null && status == 429)) {
+				Outcome vertexPool = exhausted(quotaIds, message, legacyReason);
+				if (vertexPool == Outcome.AVAILABILITY) {
+					finding = new Finding(Outcome.AVAILABILITY, errorType, true, null, message,
+							"Vertex AI's shared capacity (RESOURCE_EXHAUSTED with no quota of the project)");
+				}
+				else {
+					finding = decide(status, fromStatus, canonical, errorType, message);
+				}
+			}
+			else {
+				finding = decide(status, fromStatus, canonical, errorType, message);
+			}
+		}
+		if (neverClears && finding.outcome() == Outcome.QUOTA) {
 			// "limit: 0" never clears, whatever "Please retry in 20s" says: park for the
 			// default.
 			finding = finding.withoutTextHint();
@@ -165,6 +195,31 @@ final class GoogleClassifier extends VendorClassifier {
 			finding = finding.withBodyHint(retryDelay);
 		}
 		return finding;
+	}
+
+	private static Finding byQuotaIds(int status, List<String> quotaIds, @Nullable String errorType,
+			@Nullable String message, boolean neverClears) {
+		if (status >= 500) {
+			return decide(status, Outcome.AVAILABILITY, errorType, message);
+		}
+		for (String quotaId : quotaIds) {
+			if (isLongPeriod(quotaId)) {
+				return new Finding(Outcome.QUOTA, errorType, true, null, message, "detail QuotaFailure " + quotaId);
+			}
+		}
+		if (neverClears) {
+			return new Finding(Outcome.QUOTA, errorType, true, null, message, "message: \"limit: 0\"");
+		}
+		Finding throttle = new Finding(Outcome.THROTTLED, errorType, true, null, message,
+				"detail QuotaFailure " + quotaIds.get(0));
+		Outcome refined = refineThrottle(message);
+		return (refined == Outcome.REQUEST)
+				? throttle.decided(Outcome.REQUEST, "message: the request is larger than the whole limit") : throttle;
+	}
+
+	private static boolean isLongPeriod(String quotaId) {
+		String id = quotaId.toLowerCase(java.util.Locale.ROOT);
+		return id.contains("perday") || id.contains("per_day") || id.contains("permonth") || id.contains("per_month");
 	}
 
 	/**

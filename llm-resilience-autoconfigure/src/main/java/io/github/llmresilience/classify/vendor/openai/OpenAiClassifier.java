@@ -69,8 +69,16 @@ final class OpenAiClassifier extends VendorClassifier {
 
 	private static final String[] SUCCESS_MARKERS = { "content_filter", "\"error\"", "\"failed\"" };
 
-	OpenAiClassifier(String provider, ClassifierSettings settings) {
-		super(provider, settings);
+	private final OpenAiProfile profile;
+
+	OpenAiClassifier(OpenAiProfile profile, ClassifierSettings settings) {
+		super(profile.id(), settings);
+		this.profile = profile;
+	}
+
+	@Override
+	protected @Nullable Outcome statusMeaning(int status) {
+		return this.profile.statuses().get(status);
 	}
 
 	@Override
@@ -80,6 +88,10 @@ final class OpenAiClassifier extends VendorClassifier {
 
 	@Override
 	protected Finding error(int status, ProviderResponse response, @Nullable Object json) {
+		if (json == null) {
+			// A page from a proxy or CDN, or plain text: its words are all there is.
+			return decide(status, null, null, pageText(response.body()));
+		}
 		Object error = envelope(JsonBody.unwrapArray(json));
 		return read(status, error);
 	}
@@ -93,8 +105,8 @@ final class OpenAiClassifier extends VendorClassifier {
 		// Responses API: {"status": "failed", "error": {...}}; proxies: 200 {"error":
 		// {...}}
 		Object error = JsonBody.member(root, "error");
-		if (error instanceof Map<?, ?> && JsonBody.member(root, "choices") == null) {
-			return read(200, error);
+		if ((error instanceof Map<?, ?> || error instanceof String) && JsonBody.member(root, "choices") == null) {
+			return read(200, envelope(root));
 		}
 		return null;
 	}
@@ -105,10 +117,13 @@ final class OpenAiClassifier extends VendorClassifier {
 			return "error".equals(event) ? embeddedError(null, null, data, null) : null;
 		}
 		String type = JsonBody.text(json, "type");
-		// Chat completions: data: {"error": {...}}
+		// Chat completions: data: {"error": {...}}; TGI and Ollama: {"error": "..."}
 		Object error = JsonBody.member(json, "error");
 		if (error instanceof Map<?, ?> && !"response.failed".equals(type)) {
 			return read(200, error);
+		}
+		if (error instanceof String) {
+			return read(200, json);
 		}
 		// Responses API: event: error, data: {"type": "error", "code", "message"}
 		if ("error".equals(event) || "error".equals(type)) {
@@ -128,24 +143,85 @@ final class OpenAiClassifier extends VendorClassifier {
 		String code = JsonBody.text(error, "code");
 		String type = JsonBody.text(error, "type");
 		String inner = JsonBody.text(error, "innererror", "code");
-		String message = JsonBody.text(error, "message");
-		Outcome fromTable = lookup(inner);
-		if (fromTable == null) {
-			fromTable = lookup(code);
-		}
-		if (fromTable == null) {
-			fromTable = lookup(type);
+		String kind = JsonBody.text(error, "error_type");
+		String message = message(error);
+		// The first specific code the tables know decides; else the first generic one.
+		String deciding = null;
+		Outcome fromTable = null;
+		for (String candidate : new String[] { inner, code, type, kind }) {
+			Outcome outcome = lookup(candidate);
+			if (outcome != null && (deciding == null || (isGeneric(deciding) && !isGeneric(candidate)))) {
+				deciding = candidate;
+				fromTable = outcome;
+			}
 		}
 		// A numeric code (Mistral's "1300") says less than the type beside it.
-		String errorType = (code != null && !isNumeric(code)) ? code : firstText(type, code);
-		return decide(status, fromTable, errorType, message);
+		String errorType = (code != null && !isNumeric(code)) ? code : firstText(type, kind, code);
+		if (code != null && isNumeric(code) && code.length() > 3 && fromTable != null && code.equals(deciding)) {
+			errorType = code;
+		}
+		return decide(status, fromTable, deciding, errorType, message);
 	}
 
-	/** The error object: {@code error} when present, else the body itself (Mistral). */
+	/**
+	 * The message: {@code message}, a string {@code error} (xAI, Ollama, TGI), a string
+	 * {@code detail} or {@code detail.error} (DeepInfra, FastAPI servers); an upstream's
+	 * raw text behind OpenRouter ({@code metadata.raw}) is read beside it.
+	 */
+	private static @Nullable String message(@Nullable Object error) {
+		String message = firstText(JsonBody.text(error, "message"), stringMember(error, "error"),
+				stringMember(error, "detail"), JsonBody.text(error, "detail", "error"),
+				JsonBody.text(error, "detail", "message"), JsonBody.text(error, "Message"));
+		String raw = JsonBody.text(error, "metadata", "raw");
+		if (raw != null && !raw.isBlank()) {
+			return (message != null) ? message + " " + raw : raw;
+		}
+		return message;
+	}
+
+	/**
+	 * What a page that is not JSON says: an HTML page's title ("api.anthropic.com | 520:
+	 * Web server is returning an unknown error"), else its first 512 characters.
+	 */
+	static @Nullable String pageText(String body) {
+		if (body.isBlank()) {
+			return null;
+		}
+		int head = Math.min(body.length(), 2048);
+		int title = indexOfIgnoreCase(body, "<title", head);
+		if (title >= 0) {
+			int start = body.indexOf('>', title);
+			int stop = (start >= 0) ? indexOfIgnoreCase(body, "</title", head) : -1;
+			if (start >= 0 && stop > start) {
+				return body.substring(start + 1, stop);
+			}
+		}
+		return body.substring(0, Math.min(body.length(), 512));
+	}
+
+	private static int indexOfIgnoreCase(String text, String part, int end) {
+		for (int i = 0; i + part.length() <= end; i++) {
+			if (text.regionMatches(true, i, part, 0, part.length())) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+	private static @Nullable String stringMember(@Nullable Object node, String name) {
+		Object value = JsonBody.member(node, name);
+		return (value instanceof String text) ? text : null;
+	}
+
+	/**
+	 * The error object: {@code error} when it is one (twice nested at OpenRouter), else
+	 * the body itself.
+	 */
 	private static @Nullable Object envelope(@Nullable Object root) {
 		Object error = JsonBody.member(root, "error");
 		if (error instanceof Map<?, ?>) {
-			return error;
+			Object nested = JsonBody.member(error, "error");
+			return (nested instanceof Map<?, ?>) ? nested : error;
 		}
 		return root;
 	}
@@ -157,8 +233,12 @@ final class OpenAiClassifier extends VendorClassifier {
 		return "content_filter".equals(JsonBody.text(root, "incomplete_details", "reason"));
 	}
 
-	private static @Nullable Outcome lookup(@Nullable String key) {
-		return (key != null) ? TABLE.get(key) : null;
+	private @Nullable Outcome lookup(@Nullable String key) {
+		if (key == null) {
+			return null;
+		}
+		Outcome own = this.profile.codes().get(key);
+		return (own != null) ? own : TABLE.get(key);
 	}
 
 	private static boolean isNumeric(String text) {
