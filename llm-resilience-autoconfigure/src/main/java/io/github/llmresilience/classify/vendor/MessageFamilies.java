@@ -151,17 +151,6 @@ public final class MessageFamilies {
 		return (best != null) ? new Match(best.family(), best.phrase()) : null;
 	}
 
-	/**
-	 * {@link #match(String, Outcome)}; kept for callers that hold the text in lower case
-	 * already.
-	 * @param lower the text
-	 * @param only the outcome the family must have, or {@code null} for any
-	 * @return the match, or {@code null}
-	 */
-	public @Nullable Match matchLowered(String lower, @Nullable Outcome only) {
-		return match(lower, only);
-	}
-
 	/** Whether the phrase (in lower case) starts at {@code at}, read in lower case. */
 	private static boolean startsWith(String text, int at, int end, String phrase) {
 		int length = phrase.length();
