@@ -1502,8 +1502,9 @@ public class LlmResilienceProperties {
 		private @Nullable Integer share;
 
 		/**
-		 * Longest a call of this pool waits for its share to refill or a rate limit to
-		 * clear, rather than fail; 0 never waits.
+		 * Longest a call of this pool stands in a quota scope's line for its turn, rather
+		 * than fail (a provider's rate limit is waited out up to the call's deadline); 0
+		 * never waits.
 		 */
 		private @Nullable Duration maxWait;
 

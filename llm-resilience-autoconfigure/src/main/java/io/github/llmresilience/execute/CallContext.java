@@ -67,7 +67,7 @@ record CallContext(Clock clock, LongSupplier nanoTime, RetrySettings retry, Back
 
 	/** A call of the pool starts waiting for a release. */
 	CallWait waitFor(PoolSettings pool) {
-		return new CallWait(this.pools, pool, this.clock, this.nanoTime);
+		return new CallWait(this.pools, pool, this.clock, this.nanoTime, this.callTimeout.toNanos());
 	}
 
 	/**

@@ -15,11 +15,19 @@ import org.jspecify.annotations.Nullable;
 /**
  * One call's wait for a release: made when the call first waits (a call that is served at
  * once never has one), it holds what the call holds while it waits, until the attempt
- * after the wait is settled: its place in a pool's line at a quota scope, a place it
- * reserved in the pool's share there, its slot in the pool's queue, and its place in the
- * scope's release pace after a gate. It is handed the chain's targets as {@link Place}s
- * and the call's time limits, and answers with how long to wait; the walk of the chain
- * stays the caller's. Confined to one call, one step at a time, as the walk is.
+ * after the wait is settled: its place in a quota scope's line (the scope's fair order
+ * between pools), its slot in the pool's queue, and its place in the scope's release pace
+ * after a gate. It is handed the chain's targets as {@link Place}s and the call's time
+ * limits, and answers with how long to wait; the walk of the chain stays the caller's.
+ * Confined to one call, one step at a time, as the walk is.
+ *
+ * <p>
+ * Two kinds of wait, bounded differently. A gate is the provider's own word (its
+ * {@code Retry-After}): when every target is only rate limited, nothing else can serve
+ * the call, so it waits for the earliest release up to its deadline (its own, or
+ * {@code timeouts.call} of waiting when it named none), whatever its pool. A share is
+ * this pod's own decision, which keeps room for the other pools: a call stands in a
+ * scope's line at most its pool's {@code max-wait}.
  *
  * <p>
  * The shape is concurrency-limits' blocking limiter around a partitioned one: the pools
@@ -44,7 +52,7 @@ final class CallWait {
 	static final long PACE_NANOS = 50_000_000L;
 
 	/**
-	 * A target as a waiting call sees it: its quota scope's gate and its pool share.
+	 * A target as a waiting call sees it: its quota scope's gate and its partition.
 	 */
 	interface Place {
 
@@ -58,12 +66,9 @@ final class CallWait {
 		long gateNanos(Instant now);
 
 		/**
-		 * Whether the scope's gate is what holds a call, rather than its pool's share.
+		 * Whether the scope's gate is what holds a call, rather than its partition.
 		 */
 		boolean isGated(Instant now);
-
-		/** How long until the pool's share of the scope has room; zero when now. */
-		long shareNanos(PoolSettings pool);
 
 	}
 
@@ -75,21 +80,22 @@ final class CallWait {
 
 	private final LongSupplier nanoTime;
 
-	/** How long the call has waited for releases so far. */
-	private long waitedNanos;
+	/**
+	 * How long a call that named no deadline may wait for gates in all:
+	 * {@code timeouts.call}.
+	 */
+	private final long gateBudgetNanos;
+
+	/** How long the call has waited for gates so far. */
+	private long gateWaitedNanos;
+
+	/** How long the call has stood in scopes' lines so far. */
+	private long shareWaitedNanos;
 
 	/** Where the current walk of the chain starts in the call's steps. */
 	private int walkStart;
 
-	/** A place reserved in a target's pool share, until the walk reaches it. */
-	private @Nullable Grant held;
-
-	private @Nullable Place heldPlace;
-
-	/** When the held place is due, on the monotonic time source. */
-	private long heldDue;
-
-	/** The scope whose line of waiting calls (of its pool) the call stands in. */
+	/** The scope whose line of waiting calls the call stands in. */
 	private @Nullable ScopePartition lineScope;
 
 	/** The call's place in that line; 0 when it stands in none. */
@@ -109,11 +115,16 @@ final class CallWait {
 	/** The scope whose pace the call holds a place in, until its attempt is settled. */
 	private @Nullable String paceTicket;
 
-	CallWait(Pools pools, PoolSettings pool, Clock clock, LongSupplier nanoTime) {
+	/**
+	 * @param gateBudgetNanos how long a call that named no deadline may wait for gates in
+	 * all
+	 */
+	CallWait(Pools pools, PoolSettings pool, Clock clock, LongSupplier nanoTime, long gateBudgetNanos) {
 		this.pools = pools;
 		this.pool = pool;
 		this.clock = clock;
 		this.nanoTime = nanoTime;
+		this.gateBudgetNanos = gateBudgetNanos;
 	}
 
 	/**
@@ -133,44 +144,53 @@ final class CallWait {
 	}
 
 	/**
-	 * Draw on a pooled target's scope: the place the wait reserved there once it is due,
-	 * else a draw now in the call's place in the line.
+	 * Draw on a pooled target's scope, in the call's place in its line there.
 	 * @return the draw, or {@code null} when there is no room
 	 */
 	@Nullable Grant draw(Place place, ScopePartition partition) {
-		if (this.held != null && this.heldPlace == place && now() >= this.heldDue) {
-			Grant grant = this.held;
-			this.held = null;
-			this.heldPlace = null;
-			leaveLine();
-			return grant;
-		}
-		Grant grant = this.pools.tryTake(partition, this.pool, (this.lineScope == partition) ? this.ticket : 0);
+		boolean inLine = this.lineScope == partition;
+		Grant grant = this.pools.tryTake(partition, this.pool, inLine ? this.ticket : 0);
 		if (grant != null) {
-			cancelHeld();
+			if (inLine) {
+				// Drawing took the call out of the line.
+				this.lineScope = null;
+				this.ticket = 0;
+			}
+			else {
+				leaveLine();
+			}
 		}
 		return grant;
 	}
 
 	/**
-	 * How long until a target whose draw found no room has some for the call: its
-	 * reserved place, when it holds one there.
+	 * How long until a target whose draw found no room has some for the call, in its
+	 * place in the line there.
 	 */
 	long drawNanos(Place place) {
-		return (this.held != null && this.heldPlace == place) ? this.heldDue - now() : place.shareNanos(this.pool);
+		return shareNanos(place);
+	}
+
+	private long shareNanos(Place place) {
+		ScopePartition partition = place.partition();
+		if (partition == null) {
+			return 0;
+		}
+		return this.pools.waitNanos(partition, this.pool, (this.lineScope == partition) ? this.ticket : 0);
 	}
 
 	/** The call was served by a target without waiting: give back what it held. */
 	void served() {
-		cancelHeld();
+		leaveLine();
 	}
 
 	/**
 	 * The chain is exhausted. When every target of this walk was only rate limited, the
-	 * earliest release comes within the pool's {@code max-wait} and before the call's
-	 * deadline, and the pool's queue has room, the call waits for that release instead of
-	 * failing: it takes a place in the queue, and (when a pool share is what holds it)
-	 * reserves its place in the share, so that waiting calls are served in arrival order.
+	 * earliest release comes in time (a gate's before the call's deadline, a share's
+	 * within the pool's {@code max-wait} too), and the pool's queue has room, the call
+	 * waits for that release instead of failing: it takes a place in the queue, and (when
+	 * a scope's partition is what holds it) in the scope's line, so that waiting calls
+	 * are served in the scope's fair order.
 	 * @param places the chain's targets
 	 * @param steps the call's steps so far
 	 * @param deadline the call's deadline on the monotonic time source, or
@@ -187,102 +207,100 @@ final class CallWait {
 			return paceWait(paced, deadline);
 		}
 		if (!onlyThrottled(steps, this.walkStart) || this.pool.maxWait().isZero()) {
-			cancelHeld();
+			leaveLine();
 			return -1;
 		}
 		Instant now = this.clock.instant();
 		long nowNanos = now();
-		long maxWait = waitLeft(nowNanos, deadline);
 		Place first = null;
 		long earliest = Long.MAX_VALUE;
 		for (Place place : places) {
-			long release = Math.max(place.gateNanos(now), place.shareNanos(this.pool));
-			if (this.held != null && place == this.heldPlace) {
-				// Its own place comes at the reservation, or earlier when a pool lends.
-				release = Math.max(place.gateNanos(now), Math.min(release, this.heldDue - nowNanos));
-			}
+			long release = Math.max(place.gateNanos(now), shareNanos(place));
 			if (release < earliest) {
 				earliest = release;
 				first = place;
 			}
 		}
-		if (first == null || earliest > maxWait) {
-			cancelHeld();
+		if (first == null) {
+			leaveLine();
 			return -1;
 		}
 		ScopePartition partition = first.partition();
-		if ((this.held != null && this.heldPlace != first) || this.lineScope != partition) {
-			cancelHeld();
+		boolean share = partition != null && !first.isGated(now);
+		long left = share ? shareLeft(nowNanos, deadline) : gateLeft(nowNanos, deadline);
+		if (earliest > left) {
+			leaveLine();
+			return -1;
+		}
+		if (this.lineScope != null && (!share || this.lineScope != partition)) {
+			leaveLine();
 		}
 		long wait = Math.max(earliest, MIN_WAIT_NANOS);
-		boolean share = partition != null && !first.isGated(now);
 		if (share && this.lineScope == null) {
-			// The pool's share holds the call: it takes its place in the pool's line.
+			// The scope's partition holds the call: it takes its place in the line, and
+			// waits for what the calls before it there need, and its own.
 			this.ticket = this.pools.enter(partition, this.pool);
 			this.lineScope = partition;
-		}
-		if (share && this.held == null) {
-			// Reserve the next place in the share, in arrival order, unless another pool
-			// lends sooner (then the call looks again then, if first in line).
-			Grant reserved = this.pools.reserve(partition, this.pool, maxWait);
-			long lend = this.pools.lendNanos(partition, this.pool);
-			if (reserved != null) {
-				this.held = reserved;
-				this.heldPlace = first;
-				this.heldDue = nowNanos + reserved.waitNanos();
-			}
-			wait = Math.max(Math.min((reserved != null) ? reserved.waitNanos() : Long.MAX_VALUE, lend), MIN_WAIT_NANOS);
-			if (wait > maxWait) {
-				cancelHeld();
+			wait = Math.max(this.pools.waitNanos(partition, this.pool, this.ticket), MIN_WAIT_NANOS);
+			if (wait > left) {
+				leaveLine();
 				return -1;
 			}
 		}
 		int ahead = this.pools.enqueue(this.pool, partition);
 		if (ahead < 0) {
-			cancelHeld();
+			leaveLine();
 			return -1;
 		}
-		if (first.isGated(now)) {
-			this.waitedGate = this.pools.pace().waiting(first.quotaScope());
-		}
-		if (share) {
-			// Behind others of its pool: they take what is lent first.
-			ahead = this.pools.ahead(partition, this.pool, this.ticket);
-		}
-		if (this.held == null || nowNanos + wait < this.heldDue) {
+		if (!share) {
+			if (first.isGated(now)) {
+				this.waitedGate = this.pools.pace().waiting(first.quotaScope());
+			}
 			// Calls waiting for one release leave a millisecond apart, in arrival order:
-			// the first finds out whether the limit has really cleared (or takes what
-			// another pool lends), and a gate it meets again holds the ones behind it
-			// without a request.
-			wait = Math.min(wait + Math.min(ahead, MAX_STAGGER) * STAGGER_NANOS, maxWait);
+			// the first finds out whether the limit has really cleared, and a gate it
+			// meets again holds the ones behind it without a request. (In a line, each
+			// call's wait already counts the calls before it.)
+			wait = Math.min(wait + Math.min(ahead, MAX_STAGGER) * STAGGER_NANOS, Math.max(left, MIN_WAIT_NANOS));
+			this.gateWaitedNanos += wait;
+		}
+		else {
+			this.shareWaitedNanos += wait;
 		}
 		this.queued = true;
 		this.queuedScope = partition;
-		this.waitedNanos += wait;
 		return wait;
 	}
 
 	/**
 	 * A released call whose scope's pace holds it: wait {@link #PACE_NANOS} and try
-	 * again, within the pool's {@code max-wait}.
+	 * again, before its deadline.
 	 */
 	private long paceWait(ReleasePace.Release gate, long deadline) {
-		if (PACE_NANOS > waitLeft(now(), deadline) || this.pools.enqueue(this.pool, null) < 0) {
+		if (PACE_NANOS > gateLeft(now(), deadline) || this.pools.enqueue(this.pool, null) < 0) {
 			return -1;
 		}
 		this.queued = true;
 		this.queuedScope = null;
 		this.waitedGate = gate;
-		this.waitedNanos += PACE_NANOS;
+		this.gateWaitedNanos += PACE_NANOS;
 		return PACE_NANOS;
 	}
 
 	/**
-	 * How much longer the call may wait for releases: what is left of its pool's
-	 * {@code max-wait}, and before the deadline when it has one of its own.
+	 * How much longer the call may wait for gates: until its own deadline, or (named
+	 * none) what is left of {@code timeouts.call} of waiting.
 	 */
-	private long waitLeft(long nowNanos, long deadline) {
-		long poolWait = this.pool.maxWait().toNanos() - this.waitedNanos;
+	private long gateLeft(long nowNanos, long deadline) {
+		return (deadline == Long.MAX_VALUE) ? this.gateBudgetNanos - this.gateWaitedNanos
+				: deadline - nowNanos - MIN_WAIT_NANOS;
+	}
+
+	/**
+	 * How much longer the call may stand in a scope's line: what is left of its pool's
+	 * {@code max-wait}, and before its own deadline when it has one.
+	 */
+	private long shareLeft(long nowNanos, long deadline) {
+		long poolWait = this.pool.maxWait().toNanos() - this.shareWaitedNanos;
 		return (deadline == Long.MAX_VALUE) ? poolWait : Math.min(poolWait, deadline - nowNanos - MIN_WAIT_NANOS);
 	}
 
@@ -302,7 +320,7 @@ final class CallWait {
 		if (gate != null) {
 			// A call whose wait runs out before it could look again goes, unless the
 			// provider refused a call of the scope meanwhile: its limit has cleared.
-			if (!this.pools.pace().tryEnter(gate, now(), PACE_NANOS > waitLeft(now(), deadline))) {
+			if (!this.pools.pace().tryEnter(gate, now(), PACE_NANOS > gateLeft(now(), deadline))) {
 				this.pacedGate = gate;
 				return false;
 			}
@@ -338,18 +356,8 @@ final class CallWait {
 	/** The call was cancelled while it waited: give its places back. */
 	void cancel() {
 		leaveQueue();
-		cancelHeld();
-		abandoned();
-	}
-
-	private void cancelHeld() {
-		Grant held = this.held;
-		if (held != null) {
-			this.held = null;
-			this.heldPlace = null;
-			held.cancel();
-		}
 		leaveLine();
+		abandoned();
 	}
 
 	private void leaveLine() {

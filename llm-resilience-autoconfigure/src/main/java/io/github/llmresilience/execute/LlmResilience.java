@@ -29,6 +29,7 @@ import io.github.llmresilience.fleet.Fleet;
 import io.github.llmresilience.fleet.FleetSync;
 import io.github.llmresilience.overload.ProviderOverloads;
 import io.github.llmresilience.pool.BucketSource;
+import io.github.llmresilience.pool.SupplySource;
 import io.github.llmresilience.pool.PoolState;
 import io.github.llmresilience.pool.Pools;
 import io.github.llmresilience.retry.Backoff;
@@ -105,7 +106,7 @@ public final class LlmResilience implements AutoCloseable {
 				builder.extractors, builder.unknownExceptions, unclassified,
 				CallObservers.of(List.of(builder.observer)), builder.timeouts.call(),
 				new ProviderOverloads(builder.clock, builder.overload, events),
-				new Pools(builder.pools, buckets, events), new AnswerBookkeeping());
+				new Pools(builder.pools, SupplySource.of(buckets), events), new AnswerBookkeeping());
 		this.scheduler = builder.scheduler;
 		this.alarms = (builder.scheduler instanceof CoalescingTimer timer && CallContext.isSystemTime(builder.clock))
 				? timer : null;

@@ -385,7 +385,7 @@ final class TargetRuntime implements CallWait.Place {
 	Instant availableAt(Instant now, @Nullable Verdict lastVerdict, PoolSettings pool) {
 		Instant at = availableAt(now, lastVerdict);
 		if (this.partition != null) {
-			long wait = this.pools.waitNanos(this.partition, pool);
+			long wait = this.pools.waitNanos(this.partition, pool, 0);
 			if (wait > 0 && now.plusNanos(wait).isAfter(at)) {
 				at = now.plusNanos(wait);
 			}
@@ -412,9 +412,9 @@ final class TargetRuntime implements CallWait.Place {
 		return this.scope.gatedUntil().isAfter(now);
 	}
 
-	@Override
-	public long shareNanos(PoolSettings pool) {
-		return (this.partition != null) ? this.pools.waitNanos(this.partition, pool) : 0;
+	/** How long until a call of the pool that came now may draw on the scope. */
+	long shareNanos(PoolSettings pool) {
+		return (this.partition != null) ? this.pools.waitNanos(this.partition, pool, 0) : 0;
 	}
 
 	/**

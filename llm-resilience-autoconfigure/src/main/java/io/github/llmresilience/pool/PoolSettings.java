@@ -13,8 +13,9 @@ import io.github.llmresilience.timeout.TimeLimits;
  * 40 letters, digits, '-', '_' or '.'
  * @param share the pool's share of each quota scope's capacity, in percent: between 1 and
  * 100 (the shares of all pools add up to at most 100)
- * @param maxWait the longest a call of this pool waits for its share to refill or a rate
- * limit to clear, rather than fail; zero never waits; at most {@link TimeLimits#MAX}
+ * @param maxWait the longest a call of this pool stands in a quota scope's line for its
+ * turn, rather than fail (a provider's rate limit is waited out up to the call's
+ * deadline); zero never waits; at most {@link TimeLimits#MAX}
  * @param maxQueued the most calls of this pool that wait at once; one more fails at once:
  * between 0 and 1,000,000
  */

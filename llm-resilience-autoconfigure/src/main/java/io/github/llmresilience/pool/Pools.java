@@ -35,7 +35,7 @@ public final class Pools {
 
 	private final Map<String, ScopePartition> scopes = new ConcurrentHashMap<>();
 
-	private final BucketSource buckets;
+	private final SupplySource supplies;
 
 	private final StateChanges events;
 
@@ -44,12 +44,15 @@ public final class Pools {
 	/** The pods sharing each scope's capacity: 1 outside fleet mode. */
 	private volatile int pods = 1;
 
+	/** The scopes an answer stated more tokens used than a minute of: each told once. */
+	private final Set<String> beyondMinute = ConcurrentHashMap.newKeySet();
+
 	/** The scopes whose headers stated a capacity below the floor: each told once. */
 	private final Set<String> belowFloor = ConcurrentHashMap.newKeySet();
 
-	public Pools(PartitionSettings settings, BucketSource buckets, StateChanges events) {
+	public Pools(PartitionSettings settings, SupplySource supplies, StateChanges events) {
 		this.settings = settings;
-		this.buckets = buckets;
+		this.supplies = supplies;
 		this.events = events;
 		Map<String, PoolSettings> byName = new LinkedHashMap<>();
 		Map<String, AtomicInteger> queued = new LinkedHashMap<>();
@@ -86,7 +89,7 @@ public final class Pools {
 			return null;
 		}
 		return this.scopes.computeIfAbsent(key, (scope) -> new ScopePartition(scope, this.settings.pools(),
-				this.buckets, this.settings.capacities().get(scope), this.pods));
+				this.supplies, this.settings.capacities().get(scope), this.pods));
 	}
 
 	/**
@@ -111,8 +114,8 @@ public final class Pools {
 	// Drawing
 
 	/**
-	 * Draw for a call now, own share first, then borrowed; {@code null} when no room, or
-	 * when calls of its pool that came earlier wait for room in the scope.
+	 * Draw for a call now; {@code null} when the scope's supply does not hold one call
+	 * more than the calls that draw before it (in the scope's fair order) need.
 	 * @param ticket the call's place in the line ({@link #enter}), or {@code 0}
 	 */
 	public @Nullable Grant tryTake(ScopePartition scope, PoolSettings pool, long ticket) {
@@ -120,8 +123,8 @@ public final class Pools {
 	}
 
 	/**
-	 * A call starts waiting for room in the scope: its place in the pool's line there,
-	 * which keeps the calls of a pool in arrival order.
+	 * A call starts waiting for room in the scope: its place in the scope's line, in
+	 * arrival order within its pool and by share across pools.
 	 */
 	public long enter(ScopePartition scope, PoolSettings pool) {
 		return scope.enter(pool);
@@ -132,30 +135,17 @@ public final class Pools {
 		scope.leave(pool, ticket);
 	}
 
-	/** How many calls of the pool wait for room in the scope ahead of the ticket. */
+	/** How many waiting calls draw on the scope before the ticket. */
 	public int ahead(ScopePartition scope, PoolSettings pool, long ticket) {
 		return scope.ahead(pool, ticket);
 	}
 
-	/** How long until the pool's share of the scope has room; zero when now. */
-	public long waitNanos(ScopePartition scope, PoolSettings pool) {
-		return scope.waitNanos(pool);
-	}
-
 	/**
-	 * How long until another pool lends room; {@link Long#MAX_VALUE} when none will.
+	 * How long until a call of the pool may draw on the scope; zero when now.
+	 * @param ticket the call's place in the line, or {@code 0}
 	 */
-	public long lendNanos(ScopePartition scope, PoolSettings pool) {
-		return scope.lendNanos(pool);
-	}
-
-	/**
-	 * Reserve the next place in the pool's share of the scope, in arrival order.
-	 * @return the grant and its wait, or {@code null} when the wait would exceed
-	 * {@code maxWaitNanos}
-	 */
-	public @Nullable Grant reserve(ScopePartition scope, PoolSettings pool, long maxWaitNanos) {
-		return scope.reserve(pool, maxWaitNanos);
+	public long waitNanos(ScopePartition scope, PoolSettings pool, long ticket) {
+		return scope.waitNanos(pool, ticket);
 	}
 
 	/**
@@ -167,6 +157,16 @@ public final class Pools {
 	 */
 	public void answered(ScopePartition scope, Grant grant, long tokensUsed,
 			@Nullable Function<String, @Nullable String> header) {
+		long perMinute = scope.capacity().tokensPerMinute();
+		if (perMinute > 0 && tokensUsed > perMinute) {
+			// No provider serves more in one answer than its limit allows in a minute: a
+			// usage figure beyond it is garbage, counted as a minute.
+			if (this.beyondMinute.add(scope.key())) {
+				logger.warn("llm-resilience {}: an answer stated {} tokens used, more than the scope's {} a minute;"
+						+ " counted as {}", scope.key(), tokensUsed, perMinute, perMinute);
+			}
+			tokensUsed = perMinute;
+		}
 		grant.settle(tokensUsed);
 		scope.used(tokensUsed);
 		if (header == null || !this.settings.learn()) {
@@ -241,12 +241,7 @@ public final class Pools {
 		Map<String, PoolState.ScopePools> scopes = new TreeMap<>();
 		this.scopes.forEach((key, scope) -> {
 			if (scope.capacity().isKnown()) {
-				Map<String, PoolState.PoolShare> pools = new LinkedHashMap<>();
-				scope.usage()
-					.forEach((name, usage) -> pools.put(name,
-							new PoolState.PoolShare(usage[0], usage[1], usage[2], usage[3], (int) usage[4])));
-				scopes.put(key,
-						new PoolState.ScopePools(scope.capacity(), scope.pods(), Collections.unmodifiableMap(pools)));
+				scopes.put(key, scope.state());
 			}
 		});
 		return new PoolState(this.settings.enabled(), Collections.unmodifiableMap(queued),

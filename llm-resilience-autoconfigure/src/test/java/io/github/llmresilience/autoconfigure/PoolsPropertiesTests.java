@@ -54,7 +54,8 @@ class PoolsPropertiesTests {
 				assertThat(scope.capacity()).isEqualTo(new Capacity(500, 30000));
 				assertThat(scope.pools().get("interactive").requestsPerMinute()).isEqualTo(350);
 				assertThat(scope.pools().get("background").tokensPerMinute()).isEqualTo(6000);
-				assertThat(scope.pools().get("evaluation").requestsAvailable()).isEqualTo(50);
+				assertThat(scope.pools().get("evaluation").requestsPerMinute()).isEqualTo(50);
+				assertThat(scope.requestsAvailable()).isEqualTo(500);
 			});
 	}
 

@@ -18,6 +18,7 @@ import io.github.llmresilience.pool.PartitionSettings;
 import io.github.llmresilience.pool.PoolSettings;
 import io.github.llmresilience.pool.Pools;
 import io.github.llmresilience.pool.ScopePartition;
+import io.github.llmresilience.pool.SupplySource;
 import io.github.llmresilience.test.ManualTime;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -47,12 +48,22 @@ class CallWaitTests {
 	private Pools pools(boolean partitioned) {
 		PartitionSettings settings = new PartitionSettings(false, PartitionSettings.defaultPools(),
 				Map.of("acct/a", new Capacity(600, 0)), false);
-		return new Pools(partitioned ? settings.on() : settings, BucketSource.local(this.nanoTime),
+		return new Pools(partitioned ? settings.on() : settings, SupplySource.of(BucketSource.local(this.nanoTime)),
 				new StateChanges(this.time));
 	}
 
+	/**
+	 * {@code timeouts.call}'s default: how long a call without a deadline waits for
+	 * gates.
+	 */
+	private static final Duration CALL = Duration.ofSeconds(60);
+
 	private CallWait waitOn(Pools pools) {
-		return new CallWait(pools, INTERACTIVE, this.time, this.nanoTime);
+		return waitOn(pools, CALL);
+	}
+
+	private CallWait waitOn(Pools pools, Duration gateBudget) {
+		return new CallWait(pools, INTERACTIVE, this.time, this.nanoTime, gateBudget.toNanos());
 	}
 
 	@Test
@@ -87,25 +98,35 @@ class CallWaitTests {
 	}
 
 	@Test
-	void aReleaseBeyondThePoolsMaxWaitOrTheCallsOwnDeadlineEndsTheCall() {
+	void anInteractiveCallWaitsForAGateBeyondItsPoolsMaxWaitWhenNothingElseCanServe() {
 		Pools pools = pools(false);
 		Place a = new Place(pools, "acct/a").gatedFor(Duration.ofSeconds(5));
 		Place b = new Place(pools, "acct/b").gatedFor(Duration.ofSeconds(3));
 
-		assertThat(waitOn(pools).next(new Place[] { a, b }, GATED, Long.MAX_VALUE)).isEqualTo(-1);
+		// The provider's Retry-After, not the pool's 2 s, bounds the wait.
+		assertThat(waitOn(pools).next(new Place[] { a, b }, GATED, Long.MAX_VALUE)).isEqualTo(3000 * MILLI);
+	}
 
+	@Test
+	void aGateBeyondTheCallsOwnDeadlineOrItsWaitingTimeEndsTheCall() {
+		Pools pools = pools(false);
+		Place b = new Place(pools, "acct/b").gatedFor(Duration.ofSeconds(3));
 		Place soon = new Place(pools, "acct/a").gatedFor(Duration.ofMillis(500));
 		long deadline = this.nanoTime.getAsLong() + 300 * MILLI;
 		assertThat(waitOn(pools).next(new Place[] { soon, b }, GATED, deadline)).isEqualTo(-1);
+
+		Place late = new Place(pools, "acct/a").gatedFor(CALL.plusSeconds(1));
+		Place later = new Place(pools, "acct/b").gatedFor(CALL.plusSeconds(2));
+		assertThat(waitOn(pools).next(new Place[] { late, later }, GATED, Long.MAX_VALUE)).isEqualTo(-1);
 		assertThat(pools.queued(INTERACTIVE.name())).isZero();
 	}
 
 	@Test
-	void waitsAddUpAgainstThePoolsMaxWait() {
+	void waitsForGatesAddUpAgainstTheCallsWaitingTime() {
 		Pools pools = pools(false);
 		Place a = new Place(pools, "acct/a").gatedFor(Duration.ofMillis(1500));
 		Place b = new Place(pools, "acct/b").gatedFor(Duration.ofSeconds(3));
-		CallWait wait = waitOn(pools);
+		CallWait wait = waitOn(pools, Duration.ofSeconds(2));
 
 		assertThat(wait.next(new Place[] { a, b }, GATED, Long.MAX_VALUE)).isEqualTo(1500 * MILLI);
 		this.time.advance(Duration.ofMillis(1500));
@@ -113,9 +134,24 @@ class CallWaitTests {
 		a.gatedFor(Duration.ofMillis(1000));
 		List<ChainStep> again = List.of(GATED.get(0), GATED.get(1), GATED.get(0), GATED.get(1));
 
-		// 1.5 s of the interactive pool's 2 s are spent: a second release 1 s away is
-		// too far.
+		// 1.5 s of the call's 2 s are spent: a second release 1 s away is too far.
 		assertThat(wait.next(new Place[] { a, b }, again, Long.MAX_VALUE)).isEqualTo(-1);
+	}
+
+	@Test
+	void standingInAScopesLineIsBoundedByThePoolsMaxWait() {
+		Pools pools = pools(true);
+		Place a = new Place(pools, "acct/a");
+		Place b = new Place(pools, "acct/b").gatedFor(Duration.ofSeconds(30));
+		ScopePartition partition = spend(pools, a);
+		// 25 calls stand in the line ahead: the 26th's turn is 2.6 s away at 600 a
+		// minute, beyond interactive's 2 s.
+		for (int i = 0; i < 25; i++) {
+			pools.enter(partition, INTERACTIVE);
+		}
+
+		assertThat(waitOn(pools).next(new Place[] { a, b }, SPENT, Long.MAX_VALUE)).isEqualTo(-1);
+		assertThat(pools.ahead(partition, INTERACTIVE, 0)).isEqualTo(25);
 	}
 
 	@Test
@@ -133,7 +169,7 @@ class CallWaitTests {
 	}
 
 	@Test
-	void aSpentShareReservesTheCallsPlaceWhichItDrawsWhenDue() {
+	void aSpentScopeGivesTheCallItsPlaceInTheLineWhichDrawsWhenTheSupplyHoldsIt() {
 		Pools pools = pools(true);
 		Place a = new Place(pools, "acct/a");
 		Place b = new Place(pools, "acct/b").gatedFor(Duration.ofSeconds(5));
@@ -142,18 +178,20 @@ class CallWaitTests {
 
 		long nanos = wait.next(new Place[] { a, b }, SPENT, Long.MAX_VALUE);
 
-		assertThat(nanos).isBetween(CallWait.MIN_WAIT_NANOS, Duration.ofSeconds(2).toNanos());
-		assertThat(wait.draw(a, partition)).as("not due yet").isNull();
-		assertThat(wait.drawNanos(a)).isPositive().isLessThanOrEqualTo(nanos);
+		// One request of 600 a minute refills in 100 ms.
+		assertThat(nanos).isEqualTo(100 * MILLI);
+		assertThat(wait.draw(a, partition)).as("not refilled yet").isNull();
+		assertThat(wait.drawNanos(a)).isEqualTo(nanos);
 		this.time.advance(Duration.ofNanos(nanos));
 		assertThat(wait.walkAgain(SPENT.size(), Long.MAX_VALUE)).isTrue();
 		Grant grant = wait.draw(a, partition);
-		assertThat(grant).as("the reserved place").isNotNull();
+		assertThat(grant).as("its turn").isNotNull();
 		assertThat(pools.queued(INTERACTIVE.name())).isZero();
+		assertThat(pools.ahead(partition, INTERACTIVE, 0)).isZero();
 	}
 
 	@Test
-	void aCancelledWaitGivesItsQueueSlotAndReservedPlaceBack() {
+	void aCancelledWaitGivesItsQueueSlotAndItsPlaceInTheLineBack() {
 		Pools pools = pools(true);
 		Place a = new Place(pools, "acct/a");
 		Place b = new Place(pools, "acct/b").gatedFor(Duration.ofSeconds(5));
@@ -166,8 +204,8 @@ class CallWaitTests {
 		first.cancel();
 
 		assertThat(pools.queued(INTERACTIVE.name())).isEqualTo(1);
-		// The place the first call reserved is free: the next call to come waits no
-		// longer than the first did.
+		// The first call's place is free: the next call to come waits no longer than
+		// the second did.
 		CallWait next = waitOn(pools);
 		assertThat(next.next(new Place[] { a, b }, SPENT, Long.MAX_VALUE)).isLessThanOrEqualTo(behind);
 	}
@@ -175,11 +213,11 @@ class CallWaitTests {
 	@Test
 	void onTheSystemClockAWaitIsTheGatesRemainderWithinTolerance() {
 		Clock clock = Clock.systemUTC();
-		Pools pools = new Pools(PartitionSettings.defaults(), BucketSource.local(System::nanoTime),
+		Pools pools = new Pools(PartitionSettings.defaults(), SupplySource.of(BucketSource.local(System::nanoTime)),
 				new StateChanges(clock));
 		Place a = new Place(pools, "acct/a", clock).gatedUntil(clock.instant().plusMillis(800));
 		Place b = new Place(pools, "acct/b", clock).gatedUntil(clock.instant().plusSeconds(5));
-		CallWait wait = new CallWait(pools, INTERACTIVE, clock, System::nanoTime);
+		CallWait wait = new CallWait(pools, INTERACTIVE, clock, System::nanoTime, CALL.toNanos());
 
 		long nanos = wait.next(new Place[] { a, b }, GATED, Long.MAX_VALUE);
 
@@ -195,7 +233,10 @@ class CallWaitTests {
 	private static final List<ChainStep> SPENT = List.of(skipped("a", Skip.POOL_EXHAUSTED),
 			skipped("b", Skip.SCOPE_GATED));
 
-	/** Spend the interactive pool's share at the place: 70 % of 600 requests a minute. */
+	/**
+	 * Spend the scope's supply at the place: all of its 600 requests a minute, which a
+	 * lone pool may take.
+	 */
 	private static ScopePartition spend(Pools pools, Place place) {
 		ScopePartition partition = place.partition();
 		assertThat(partition).isNotNull();
@@ -211,8 +252,6 @@ class CallWaitTests {
 	/** A target as the wait sees it: a quota scope, gated or not, with its partition. */
 	private final class Place implements CallWait.Place {
 
-		private final Pools pools;
-
 		private final String scope;
 
 		private final Clock clock;
@@ -226,7 +265,6 @@ class CallWaitTests {
 		}
 
 		Place(Pools pools, String scope, Clock clock) {
-			this.pools = pools;
 			this.scope = scope;
 			this.clock = clock;
 			this.partition = pools.scope(scope);
@@ -259,11 +297,6 @@ class CallWaitTests {
 		@Override
 		public boolean isGated(Instant now) {
 			return this.gatedUntil.isAfter(now);
-		}
-
-		@Override
-		public long shareNanos(PoolSettings pool) {
-			return (this.partition != null) ? this.pools.waitNanos(this.partition, pool) : 0;
 		}
 
 	}

@@ -152,10 +152,12 @@ class ChainExecutorTests {
 		this.h.build((builder) -> {
 		}, "primary", "secondary");
 
-		LlmUnavailableException first = (LlmUnavailableException) this.h.chatFailure();
+		// Calls whose deadline ends before the earliest release: they do not wait for it.
+		CallOptions soon = CallOptions.deadline(Duration.ofSeconds(2));
+		LlmUnavailableException first = (LlmUnavailableException) this.h.chatFailure(soon);
 		assertThat(first.allThrottled()).isTrue();
 		assertThat(first.retryAfter()).isEqualTo(this.h.time.instant().plusSeconds(3));
-		LlmUnavailableException second = (LlmUnavailableException) this.h.chatFailure();
+		LlmUnavailableException second = (LlmUnavailableException) this.h.chatFailure(soon);
 		assertThat(second.allThrottled()).isTrue();
 		assertThat(second.steps()).extracting(ChainStep::skipped)
 			.containsExactly(ChainStep.Skip.SCOPE_GATED, ChainStep.Skip.SCOPE_GATED);

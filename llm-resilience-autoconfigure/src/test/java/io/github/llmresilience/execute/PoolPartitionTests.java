@@ -70,17 +70,18 @@ class PoolPartitionTests {
 	}
 
 	@Test
-	void aBackgroundFloodLeavesInteractiveCallsTheirShareWithoutAWait() {
+	void aBackgroundFloodTakesWhatIsIdleAndEachInteractiveCallGoesAtTheNextRefill() {
 		build();
 		List<LlmUnavailableException> failures = new CopyOnWriteArrayList<>();
 		List<Mono<Duration>> background = new ArrayList<>();
 		CallOptions job = CallOptions.pool(PoolSettings.BACKGROUND).withDeadline(Duration.ofMinutes(3));
-		for (int i = 0; i < 40; i++) {
+		for (int i = 0; i < 80; i++) {
 			background.add(call(job, Duration.ZERO, failures));
 		}
 		List<Mono<Duration>> interactive = new ArrayList<>();
 		for (int i = 0; i < 20; i++) {
-			interactive.add(call(CallOptions.NONE, Duration.ofSeconds(i), failures));
+			// One every 2 s: 30 a minute, under interactive's share (70 % of 60).
+			interactive.add(call(CallOptions.NONE, Duration.ofSeconds(2L * i).plusMillis(500), failures));
 		}
 		List<Duration> backgroundTimes = new CopyOnWriteArrayList<>();
 		List<Duration> interactiveTimes = new CopyOnWriteArrayList<>();
@@ -91,16 +92,19 @@ class PoolPartitionTests {
 			.then(Mono.just(true)), this.h.inFlight::get);
 
 		assertThat(failures).isEmpty();
-		assertThat(interactiveTimes).hasSize(20).containsOnly(Duration.ZERO);
-		assertThat(backgroundTimes).hasSize(40);
-		// Its own 12, and what interactive (above half of its 42) and evaluation (above
-		// half of its 6) left idle, at once; the rest waited for background's own share
-		// to refill: one every 5 s, in arrival order.
-		long atOnce = backgroundTimes.stream().filter(Duration::isZero).count();
-		assertThat(atOnce).isEqualTo(12 + 21 + 3);
-		assertThat(backgroundTimes.stream().max(Duration::compareTo).orElseThrow())
-			.isEqualTo(Duration.ofSeconds(5).multipliedBy(40 - atOnce));
+		// Nobody else asked: the job took the whole scope at once.
+		assertThat(backgroundTimes).hasSize(80);
+		assertThat(backgroundTimes.stream().filter(Duration::isZero).count()).isEqualTo(CAPACITY);
+		// Each interactive call went ahead of the job's waiting calls, at the next
+		// refill (one a second at 60 a minute): never behind the burst.
+		assertThat(interactiveTimes).hasSize(20)
+			.allSatisfy((time) -> assertThat(time).isLessThanOrEqualTo(Duration.ofMillis(500)));
+		// The job's last call went when the 40 refills after the burst were in: 20
+		// taken by interactive, 20 by the job.
+		assertThat(backgroundTimes.stream().max(Duration::compareTo).orElseThrow()).isBetween(Duration.ofSeconds(40),
+				Duration.ofSeconds(41));
 		assertThat(this.h.resilience.pools().queued()).containsEntry(PoolSettings.BACKGROUND, 0);
+		assertThat(this.arrivals).hasSize(100);
 	}
 
 	@Test
@@ -109,12 +113,11 @@ class PoolPartitionTests {
 		List<LlmUnavailableException> failures = new CopyOnWriteArrayList<>();
 		CallOptions job = CallOptions.pool(PoolSettings.BACKGROUND).withDeadline(Duration.ofMinutes(3));
 		List<Mono<Duration>> burst = new ArrayList<>();
-		for (int i = 0; i < 12 + 21 + 3; i++) {
+		for (int i = 0; i < CAPACITY; i++) {
 			burst.add(call(job, Duration.ZERO, failures));
 		}
 		this.h.time.await(Flux.merge(burst).then(Mono.just(true)), this.h.inFlight::get);
-		// Background's share and what the others lend are spent: five more arrive 100 ms
-		// apart and wait.
+		// The scope is spent: five more arrive 100 ms apart and wait.
 		List<Integer> served = new CopyOnWriteArrayList<>();
 		List<Mono<Duration>> waiting = new ArrayList<>();
 		for (int i = 0; i < 5; i++) {
@@ -129,23 +132,23 @@ class PoolPartitionTests {
 	}
 
 	@Test
-	void interactiveBorrowsWhatTheOtherPoolsLeaveIdleAndWaitsAtMostTwoSeconds() {
+	void aPoolAloneTakesTheWholeScopeAndWaitsAtMostItsMaxWaitForMore() {
 		build();
 		List<LlmUnavailableException> failures = new CopyOnWriteArrayList<>();
 		List<Mono<Duration>> calls = new ArrayList<>();
-		for (int i = 0; i < 55; i++) {
+		for (int i = 0; i < CAPACITY + 5; i++) {
 			calls.add(call(CallOptions.NONE, Duration.ZERO, failures));
 		}
 		List<Duration> times = new CopyOnWriteArrayList<>();
 
 		this.h.time.await(Flux.merge(calls).doOnNext(times::add).then(Mono.just(true)), this.h.inFlight::get);
 
-		// Its own 42, and half of background's 12 and of evaluation's 6, at once.
-		assertThat(times.stream().filter(Duration::isZero).count()).isEqualTo(42 + 6 + 3);
-		// Then its own share refills one every 60/42 s: one more within 2 s, the rest
-		// fail
-		// at once, rate limited, with when to come back.
-		assertThat(times).hasSize(52).allSatisfy((time) -> assertThat(time).isLessThanOrEqualTo(Duration.ofSeconds(2)));
+		// The other pools asked for nothing: all 60 at once.
+		assertThat(times.stream().filter(Duration::isZero).count()).isEqualTo(CAPACITY);
+		// Then one refill a second: two more within interactive's 2 s; the rest fail at
+		// once, rate limited, with when to come back.
+		assertThat(times).hasSize(CAPACITY + 2)
+			.allSatisfy((time) -> assertThat(time).isLessThanOrEqualTo(Duration.ofSeconds(2)));
 		assertThat(failures).hasSize(3).allSatisfy((failure) -> {
 			assertThat(failure.allThrottled()).isTrue();
 			assertThat(failure.steps()).extracting(ChainStep::skipped).containsOnly(ChainStep.Skip.POOL_EXHAUSTED);
@@ -197,11 +200,9 @@ class PoolPartitionTests {
 
 		assertThat(this.h.chat()).isEqualTo(FakeProviderBodies.OK);
 
-		// Interactive's 42, less the attempt and its retry (the 250 ms backoff refills
+		// The scope's 60, less the attempt and its retry (the 250 ms backoff refills
 		// less than one).
-		assertThat(
-				this.h.resilience.pools().scopes().get(SCOPE).pools().get(PoolSettings.INTERACTIVE).requestsAvailable())
-			.isEqualTo(42 - 2);
+		assertThat(this.h.resilience.pools().scopes().get(SCOPE).requestsAvailable()).isEqualTo(CAPACITY - 2);
 		assertThat(this.h.provider.requests("primary")).isEqualTo(2);
 	}
 
@@ -245,7 +246,7 @@ class PoolPartitionTests {
 		assertThat(this.h.resilience.pools().scopes().get(SCOPE).capacity()).isEqualTo(new Capacity(CAPACITY, 0));
 		List<Duration> times = new CopyOnWriteArrayList<>();
 		List<Mono<Duration>> calls = new ArrayList<>();
-		for (int i = 0; i < 40; i++) {
+		for (int i = 0; i < CAPACITY + 10; i++) {
 			calls.add(Mono.defer(() -> {
 				Duration start = this.h.time.elapsed();
 				return this.h.resilience.execute("chat", CallOptions.pool(PoolSettings.EVALUATION), this.h::handingOver)
@@ -254,11 +255,11 @@ class PoolPartitionTests {
 		}
 		this.h.time.await(Flux.merge(calls).doOnNext(times::add).then(Mono.just(true)), this.h.inFlight::get);
 
-		// Evaluation's own 6, and half of interactive's 42 and of background's 12, at
-		// once;
-		// then one every 10 s as its own share refills.
-		assertThat(times.stream().filter(Duration::isZero).count()).isEqualTo(6 + 21 + 6);
-		assertThat(times).hasSize(40);
+		// The whole scope at once (no other pool asked), then one a second as it
+		// refills.
+		assertThat(times.stream().filter(Duration::isZero).count()).isEqualTo(CAPACITY);
+		assertThat(times).hasSize(CAPACITY + 10);
+		assertThat(times.stream().max(Duration::compareTo).orElseThrow()).isEqualTo(Duration.ofSeconds(10));
 		// The same headers on every answer: learned once.
 		assertThat(this.h.events(StateChange.Kind.POOL_CAPACITY_CHANGED)).hasSize(1);
 	}
@@ -266,7 +267,6 @@ class PoolPartitionTests {
 	@Test
 	void tokensAnAnswerUsedAreDrawnAfterItAndACallThatWouldOverdrawWaitsOrFailsWithWhenToComeBack() {
 		long tokensPerMinute = 6000;
-		long interactiveTokens = tokensPerMinute * 70 / 100;
 		long used = 5000;
 		this.h.provider.always("primary",
 				Reply.json(200, Map.of("content-type", "application/json"), answerUsing(used - 1000, 1000)));
@@ -277,18 +277,16 @@ class PoolPartitionTests {
 		Instant now = this.h.time.instant();
 		LlmUnavailableException unavailable = (LlmUnavailableException) this.h.chatFailure();
 
-		// Interactive's 4200 tokens less the 5000 used: 800 in debt. The next call is
-		// expected to use as much as the last (5000, cut to the bucket's 4200): the
-		// bucket must refill 800 + 4200 at 4200 a minute, far beyond interactive's 2 s.
-		long needed = (used - interactiveTokens) + Math.min(used, interactiveTokens);
-		Duration expected = Duration.ofNanos(needed * 60_000_000_000L / interactiveTokens);
+		// The scope's 6000 tokens less the 5000 used: 1000 left. The next call is
+		// expected to use as much as the last (5000): the scope must refill 4000 at 6000
+		// a minute, 40 s, far beyond interactive's 2 s.
+		long needed = used - (tokensPerMinute - used);
+		Duration expected = Duration.ofNanos(needed * 60_000_000_000L / tokensPerMinute);
 		assertThat(unavailable.steps()).extracting(ChainStep::skipped).containsExactly(ChainStep.Skip.POOL_EXHAUSTED);
 		assertThat(Duration.between(now, unavailable.retryAfter())).isBetween(expected.minusSeconds(1),
 				expected.plusSeconds(1));
 		assertThat(this.h.provider.requests("primary")).isEqualTo(1);
-		assertThat(
-				this.h.resilience.pools().scopes().get(SCOPE).pools().get(PoolSettings.INTERACTIVE).tokensAvailable())
-			.isEqualTo(interactiveTokens - used);
+		assertThat(this.h.resilience.pools().scopes().get(SCOPE).tokensAvailable()).isEqualTo(tokensPerMinute - used);
 	}
 
 	/**
@@ -346,23 +344,22 @@ class PoolPartitionTests {
 	}
 
 	@Test
-	void bookkeepingThatFailsAfterAnAnswerNeverFailsTheCallItServedAndIsLoggedOnce(CapturedOutput output) {
-		// An answer that says it used 10^15 tokens: the debt it would leave in a bucket
-		// of
-		// 4200 tokens a minute is beyond what Bucket4j can reserve (it throws).
+	void usageBeyondAMinuteOfTheScopeIsCountedAsAMinuteAndLoggedOnce(CapturedOutput output) {
+		// An answer that says it used 10^15 tokens, of a scope of 6000 a minute: no
+		// provider serves that, and the debt could not be reserved in a bucket.
 		this.h.provider.always("primary",
 				Reply.json(200, Map.of("content-type", "application/json"), answerUsing(1_000_000_000_000_000L, 0)));
 		this.h.build((builder) -> builder.pools(new PartitionSettings(true, PartitionSettings.defaultPools(),
 				Map.of(SCOPE, new Capacity(0, 6000)), true)), "primary");
 		List<Throwable> failures = new ArrayList<>();
 
-		// One a minute: each finds interactive's bucket refilled.
+		// One a minute: each finds the scope refilled.
 		int served = served(20, CallOptions.NONE, Duration.ofMinutes(1), failures);
 
 		assertThat(failures).isEmpty();
 		assertThat(served).isEqualTo(20);
 		assertThat(this.h.provider.requests("primary")).isEqualTo(20);
-		assertThat(output.getOut().split("after an answer of primary failed", -1)).hasSize(2);
+		assertThat(output.getOut().split("tokens used, more than", -1)).hasSize(2);
 	}
 
 	@Test
@@ -401,8 +398,8 @@ class PoolPartitionTests {
 		assertThat(scope.pools().values()).allSatisfy((pool) -> assertThat(pool.waiting()).isZero());
 		assertThat(waiting).isNotEmpty().allSatisfy((count) -> assertThat(count).isNotNegative());
 
-		// A burst of background calls that may not wait: its own 12, half of
-		// interactive's 42 and of evaluation's 6.
+		// A burst of background calls that may not wait: nobody else asks, the scope
+		// holds them all.
 		List<LlmUnavailableException> failures = new CopyOnWriteArrayList<>();
 		int burst = servedAtOnce(30, CallOptions.pool(PoolSettings.BACKGROUND).withDeadline(Duration.ofSeconds(1)),
 				failures);
@@ -437,10 +434,9 @@ class PoolPartitionTests {
 
 		int served = servedAtOnce(20, CallOptions.NONE, failures);
 
-		// Each pool's part is at least one: interactive's own, and one lent by each of
-		// the others (a bucket of one keeps nothing back).
-		assertThat(served).isEqualTo(3);
-		assertThat(failures).hasSize(20 - 3)
+		// The scope holds two, and a pool that asks alone takes both.
+		assertThat(served).isEqualTo(2);
+		assertThat(failures).hasSize(20 - 2)
 			.allSatisfy((failure) -> assertThat(failure.steps()).extracting(ChainStep::skipped)
 				.containsOnly(ChainStep.Skip.POOL_EXHAUSTED));
 	}

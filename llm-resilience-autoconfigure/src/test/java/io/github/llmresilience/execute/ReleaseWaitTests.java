@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -131,18 +132,86 @@ class ReleaseWaitTests {
 	}
 
 	@Test
-	void aLimitThatOutlastsTheInteractiveWaitFailsTheCallsItHolds() {
-		// Limited for 3 s: a call that waited its 2 s and meets the limit again may wait
-		// no more.
+	void aLimitThatOutlastsTheInteractiveMaxWaitIsWaitedOutWhenNothingElseCanServe() {
+		// Limited for 3 s, beyond interactive's 2 s: a call that meets the limit again
+		// waits again, within its deadline.
 		throttledUntil(Duration.ofSeconds(3));
 		this.h.build((builder) -> {
 		}, "primary");
 
 		int[] result = thirtyCalls(CallOptions.NONE);
 
-		assertThat(result[1]).isPositive();
-		assertThat(result[0] + result[1]).isEqualTo(30);
+		assertThat(result[0]).isEqualTo(30);
+		assertThat(result[1]).isZero();
 		assertThat(this.h.resilience.pools().queued()).containsEntry(PoolSettings.INTERACTIVE, 0);
+	}
+
+	/**
+	 * The provider of the side-by-side measurement: {@code 429, retry-after: 2} for its
+	 * first 5 s, then answers; each request's time and status kept.
+	 */
+	private List<Duration[]> limitedForFiveSeconds() {
+		List<Duration[]> requests = new CopyOnWriteArrayList<>();
+		this.h.provider.script("primary", (n) -> {
+			Duration at = this.h.time.elapsed();
+			boolean limited = at.compareTo(Duration.ofSeconds(5)) < 0;
+			requests.add(new Duration[] { at, limited ? Duration.ofSeconds(2) : Duration.ZERO });
+			return limited ? Reply.json(429, Map.of("retry-after", "2"), RATE_LIMIT) : Reply.ok(FakeProviderBodies.OK);
+		});
+		this.h.build((builder) -> {
+		}, "primary");
+		return requests;
+	}
+
+	/** No request reached the provider before the Retry-After of a 429 it sent ended. */
+	private static void noRequestBeforeARetryAfterEnds(List<Duration[]> requests) {
+		for (Duration[] refused : requests) {
+			if (refused[1].isZero()) {
+				continue;
+			}
+			Duration until = refused[0].plus(refused[1]);
+			assertThat(requests).noneSatisfy(
+					(request) -> assertThat(request[0]).isGreaterThan(refused[0]).isLessThan(until.minusMillis(1)));
+		}
+	}
+
+	@Test
+	void aSingleCallAgainstALimitThatLiftsWithinItsDeadlineIsServedWithNoMoreRequestsThanTheSdksRetries() {
+		List<Duration[]> requests = limitedForFiveSeconds();
+
+		assertThat(this.h.chat()).isEqualTo(FakeProviderBodies.OK);
+
+		// At 0, 2 and 4 s: 429; at 6 s: the answer. Plain Spring AI (its SDK waiting and
+		// retrying) served the same call at 6.0 s with 4 requests.
+		assertThat(requests).extracting((request) -> request[0].toMillis()).containsExactly(0L, 2000L, 4000L, 6000L);
+		assertThat(this.h.time.elapsed()).isEqualTo(Duration.ofSeconds(6));
+		noRequestBeforeARetryAfterEnds(requests);
+	}
+
+	@Test
+	void aBurstOfThirtyCallsAgainstALimitThatLiftsWithinTheirDeadlineIsServedWhole() {
+		List<Duration[]> requests = limitedForFiveSeconds();
+		AtomicInteger served = new AtomicInteger();
+		List<Mono<String>> burst = new ArrayList<>();
+		for (int i = 0; i < 30; i++) {
+			burst.add(this.h.resilience.execute("chat", this.h::webClientCall)
+				.doOnNext((body) -> served.incrementAndGet()));
+		}
+
+		this.h.time.await(Flux.merge(burst).then(Mono.just(true)), this.h.inFlight::get);
+
+		assertThat(served.get()).isEqualTo(30);
+		noRequestBeforeARetryAfterEnds(requests);
+		// The burst's first requests go out together, before the first 429 is back (as
+		// plain Spring AI's do); from then on the gate holds every call, and one
+		// request looks at each later window (2 s and 4 s); then one per call.
+		long refused = requests.stream().filter((request) -> !request[1].isZero()).count();
+		long refusedLater = requests.stream()
+			.filter((request) -> !request[1].isZero() && request[0].compareTo(Duration.ZERO) > 0)
+			.count();
+		assertThat(refused - refusedLater).isBetween(1L, 30L);
+		assertThat(refusedLater).isBetween(1L, 2L);
+		assertThat(requests).hasSize(30 + (int) refused);
 	}
 
 	@Test
@@ -157,8 +226,9 @@ class ReleaseWaitTests {
 	}
 
 	@Test
-	void aReleaseBeyondThePoolsMaxWaitFailsAtOnceWithTheTimeToComeBack() {
-		this.h.provider.always("primary", Reply.json(429, Map.of("retry-after", "5"), RATE_LIMIT));
+	void aReleaseBeyondTheCallsWaitingTimeFailsAtOnceWithTheTimeToComeBack() {
+		// timeouts.call (60 s) is as long as a call that names no deadline waits.
+		this.h.provider.always("primary", Reply.json(429, Map.of("retry-after", "90"), RATE_LIMIT));
 		this.h.build((builder) -> {
 		}, "primary");
 		Instant start = this.h.time.instant();
@@ -167,12 +237,12 @@ class ReleaseWaitTests {
 
 		assertThat(this.h.time.instant()).isEqualTo(start);
 		assertThat(unavailable.allThrottled()).isTrue();
-		assertThat(unavailable.retryAfter()).isEqualTo(start.plusSeconds(5));
+		assertThat(unavailable.retryAfter()).isEqualTo(start.plusSeconds(90));
 		assertThat(this.h.provider.requests("primary")).isEqualTo(1);
 	}
 
 	@Test
-	void aBackgroundCallWaitsUpToItsLongerMaxWait() {
+	void aBackgroundCallWaitsForTheReleaseToo() {
 		this.h.provider.script("primary", (n) -> (n == 1) ? Reply.json(429, Map.of("retry-after", "5"), RATE_LIMIT)
 				: Reply.ok(FakeProviderBodies.OK));
 		this.h.build((builder) -> {
@@ -283,9 +353,9 @@ class ReleaseWaitTests {
 		this.h.provider.always("primary", Reply.ok(FakeProviderBodies.OK));
 		this.h.build((builder) -> builder.pools(new PartitionSettings(true, PartitionSettings.defaultPools(),
 				Map.of("primary/gpt-4o", new io.github.llmresilience.pool.Capacity(60, 0)), true)), "primary");
-		// Interactive's own 42 and what background and evaluation lend (6 + 3).
+		// The whole scope: no other pool asks.
 		List<Mono<String>> burst = new ArrayList<>();
-		for (int i = 0; i < 51; i++) {
+		for (int i = 0; i < 60; i++) {
 			burst.add(this.h.resilience.execute("chat", this.h::webClientCall));
 		}
 		this.h.time.await(Flux.merge(burst).then(Mono.just(true)), this.h.inFlight::get);
@@ -293,11 +363,9 @@ class ReleaseWaitTests {
 
 		assertThat(this.h.chatBlocking()).isEqualTo(FakeProviderBodies.OK);
 
-		// Its share refills one request every 60 / 42 s.
-		assertThat(Duration.between(start, this.h.time.instant()))
-			.isGreaterThanOrEqualTo(Duration.ofNanos(60_000_000_000L / 42).minusMillis(1))
-			.isLessThanOrEqualTo(Duration.ofSeconds(2));
-		assertThat(this.h.provider.requests("primary")).isEqualTo(52);
+		// The scope refills one request a second.
+		assertThat(Duration.between(start, this.h.time.instant())).isEqualTo(Duration.ofSeconds(1));
+		assertThat(this.h.provider.requests("primary")).isEqualTo(61);
 	}
 
 	@Test
@@ -391,6 +459,50 @@ class ReleaseWaitTests {
 			// At least the gate's second and one answer, far less than a call's deadline.
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofSeconds(1))
 				.isLessThan(Duration.ofSeconds(25));
+		}
+	}
+
+	@Test
+	void onTheSystemClockASingleCallAndABurstAgainstALimitThatLiftsWithinTheirDeadlineAreServed() {
+		try (FakeProvider provider = new FakeProvider()) {
+			long start = System.nanoTime();
+			List<long[]> requests = new CopyOnWriteArrayList<>();
+			provider.script("primary", (n) -> {
+				long at = System.nanoTime() - start;
+				boolean limited = at < 5_000_000_000L;
+				requests.add(new long[] { at, limited ? 2_000_000_000L : 0 });
+				return limited ? Reply.json(429, Map.of("retry-after", "2"), RATE_LIMIT)
+						: Reply.ok(FakeProviderBodies.OK);
+			});
+			LlmResilience resilience = LlmResilience.builder()
+				.clock(Clock.systemUTC())
+				.target(new Target("primary", "openai", "acct", "gpt-4o", "us", URI.create(provider.baseUrl("primary")),
+						null))
+				.chain("chat", "primary")
+				.extractors(ErrorExtractors.standard().with(List.of(new WebClientErrorExtractor())))
+				.build();
+
+			String single = resilience.call("chat", (attempt) -> this.h.webClientCall(attempt).block());
+			long servedAt = System.nanoTime() - start;
+			List<Mono<String>> burst = new ArrayList<>();
+			for (int i = 0; i < 30; i++) {
+				burst.add(resilience.execute("chat", this.h::webClientCall));
+			}
+			List<String> answers = Flux.merge(burst).collectList().block(Duration.ofSeconds(30));
+
+			assertThat(single).isEqualTo(FakeProviderBodies.OK);
+			// The limit lifts at 5 s; the call goes when the 429 of 4 s says, at 6 s.
+			assertThat(Duration.ofNanos(servedAt)).isBetween(Duration.ofSeconds(5), Duration.ofSeconds(10));
+			assertThat(answers).hasSize(30).containsOnly(FakeProviderBodies.OK);
+			// The single call's 3 refusals and 1 answer, then one answer per call of the
+			// burst (the limit had lifted).
+			assertThat(requests).hasSize(4 + 30);
+			for (long[] refused : requests) {
+				if (refused[1] > 0) {
+					assertThat(requests).noneSatisfy((request) -> assertThat(request[0]).isGreaterThan(refused[0])
+						.isLessThan(refused[0] + refused[1] - 50_000_000L));
+				}
+			}
 		}
 	}
 

@@ -1,10 +1,14 @@
 package io.github.llmresilience.pool;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 import io.github.llmresilience.pool.internal.CapacityHeaders;
+import io.github.llmresilience.test.ManualTime;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,19 +27,23 @@ class ScopePartitionTests {
 	/** What a minute's bucket holds at most: Bucket4j refills one token a nanosecond. */
 	private static final long BUCKET_MOST = Duration.ofMinutes(1).toNanos();
 
+	private static final PoolSettings EVALUATION = PoolSettings.evaluation();
+
+	private final ManualTime time = new ManualTime();
+
 	private final ScopePartition partition = new ScopePartition("acct/gpt-4o", PartitionSettings.defaultPools(),
-			BucketSource.local(() -> 0L), null);
+			SupplySource.of(BucketSource.local(this.time::nanoTime)), null, 1);
 
 	private long requestsPerMinute(PoolSettings pool) {
-		return this.partition.usage().get(pool.name())[0];
+		return this.partition.state().pools().get(pool.name()).requestsPerMinute();
 	}
 
-	private long requestsAvailable(PoolSettings pool) {
-		return this.partition.usage().get(pool.name())[1];
+	private long requestsAvailable() {
+		return this.partition.state().requestsAvailable();
 	}
 
 	private long waiting(PoolSettings pool) {
-		return this.partition.usage().get(pool.name())[4];
+		return this.partition.state().pools().get(pool.name()).waiting();
 	}
 
 	@Test
@@ -65,8 +73,7 @@ class ScopePartitionTests {
 
 		this.partition.learn(capacity, new Capacity(BUCKET_MOST / 2, BUCKET_MOST / 2));
 
-		long part = BUCKET_MOST * INTERACTIVE.share() / 100;
-		assertThat(requestsAvailable(INTERACTIVE)).isBetween(part / 2 - 1, part / 2 + 1);
+		assertThat(requestsAvailable()).isBetween(BUCKET_MOST / 2 - 1, BUCKET_MOST / 2 + 1);
 	}
 
 	@Test
@@ -85,25 +92,117 @@ class ScopePartitionTests {
 	}
 
 	@Test
-	void callsWaitingWhenADimensionBecomesKnownStayCountedAndThePoolLendsOnceTheyLeave() {
+	void callsWaitingWhenADimensionBecomesKnownStayCountedOnTheNewSupply() {
 		this.partition.learn(new Capacity(60, 0));
 		this.partition.waiting(INTERACTIVE, 1);
 
-		// Tokens become known: new buckets for every pool.
+		// Tokens become known: a new supply.
 		this.partition.learn(new Capacity(60, 6000));
 
 		assertThat(waiting(INTERACTIVE)).isEqualTo(1);
 		this.partition.waiting(INTERACTIVE, -1);
 		assertThat(waiting(INTERACTIVE)).isZero();
-		// Background's own 12, then what interactive holds above half of its 42.
-		for (int i = 0; i < 12; i++) {
-			assertThat(this.partition.tryTake(BACKGROUND, 0)).isNotNull()
-				.extracting(Grant::pool)
-				.isEqualTo(BACKGROUND.name());
+		assertThat(requestsAvailable()).isEqualTo(60);
+	}
+
+	@Test
+	void aPoolAloneTakesEverythingTheScopeHoldsAndNothingMore() {
+		this.partition.learn(new Capacity(60, 0));
+
+		for (int i = 0; i < 60; i++) {
+			assertThat(this.partition.tryTake(BACKGROUND, 0)).as("call %d", i).isNotNull();
 		}
-		assertThat(this.partition.tryTake(BACKGROUND, 0)).isNotNull()
-			.extracting(Grant::pool)
-			.isEqualTo(INTERACTIVE.name());
+
+		assertThat(this.partition.tryTake(BACKGROUND, 0)).isNull();
+		assertThat(this.partition.tryTake(INTERACTIVE, 0)).isNull();
+		// The next request refills in a second, at 60 a minute.
+		assertThat(this.partition.waitNanos(INTERACTIVE, 0)).isEqualTo(Duration.ofSeconds(1).toNanos());
+	}
+
+	@Test
+	void aPoolUnderItsShareDrawsTheNextRefillBeforeTheCallsOfAPoolOverIt() {
+		this.partition.learn(new Capacity(60, 0));
+		while (this.partition.tryTake(BACKGROUND, 0) != null) {
+		}
+		long[] background = new long[5];
+		for (int i = 0; i < background.length; i++) {
+			background[i] = this.partition.enter(BACKGROUND);
+		}
+
+		long interactive = this.partition.enter(INTERACTIVE);
+
+		assertThat(this.partition.ahead(INTERACTIVE, interactive)).isZero();
+		assertThat(this.partition.ahead(BACKGROUND, background[0])).isEqualTo(1);
+		assertThat(this.partition.waitNanos(INTERACTIVE, interactive)).isEqualTo(Duration.ofSeconds(1).toNanos());
+		this.time.advance(Duration.ofSeconds(1));
+		assertThat(this.partition.tryTake(BACKGROUND, background[0])).as("interactive's turn").isNull();
+		assertThat(this.partition.tryTake(INTERACTIVE, interactive)).isNotNull();
+		this.time.advance(Duration.ofSeconds(1));
+		assertThat(this.partition.tryTake(BACKGROUND, background[1])).as("not first in line").isNull();
+		assertThat(this.partition.tryTake(BACKGROUND, background[0])).isNotNull();
+	}
+
+	@Test
+	void callsThatWaitDrawInArrivalOrderWithinAPoolAndByShareAcrossPools() {
+		this.partition.learn(new Capacity(60, 0));
+		while (this.partition.tryTake(BACKGROUND, 0) != null) {
+		}
+		List<String> line = new ArrayList<>();
+		Map<Long, PoolSettings> pools = new LinkedHashMap<>();
+		for (int i = 0; i < 20; i++) {
+			pools.put(this.partition.enter(INTERACTIVE), INTERACTIVE);
+			pools.put(this.partition.enter(BACKGROUND), BACKGROUND);
+		}
+		List<Long> served = new ArrayList<>();
+
+		// 18 refills, one a second: each goes to the first of the line.
+		for (int i = 0; i < 18; i++) {
+			this.time.advance(Duration.ofSeconds(1));
+			pools.forEach((ticket, pool) -> {
+				if (!served.contains(ticket) && this.partition.tryTake(pool, ticket) != null) {
+					served.add(ticket);
+					line.add(pool.name());
+				}
+			});
+		}
+
+		assertThat(served).hasSize(18);
+		// Shares 70 and 20: 14 and 4 of 18.
+		assertThat(line.stream().filter(INTERACTIVE.name()::equals).count()).isBetween(13L, 15L);
+		List<Long> interactive = served.stream().filter((ticket) -> pools.get(ticket) == INTERACTIVE).toList();
+		assertThat(interactive).isSorted();
+		List<Long> background = served.stream().filter((ticket) -> pools.get(ticket) == BACKGROUND).toList();
+		assertThat(background).isSorted();
+	}
+
+	@Test
+	void aPoolThatWasIdleGetsNoCreditForTheTimeItDidNotUse() {
+		this.partition.learn(new Capacity(60, 0));
+		// Background alone takes a whole minute of the scope.
+		while (this.partition.tryTake(BACKGROUND, 0) != null) {
+		}
+		List<String> line = new ArrayList<>();
+		Map<Long, PoolSettings> pools = new LinkedHashMap<>();
+		for (int i = 0; i < 10; i++) {
+			pools.put(this.partition.enter(EVALUATION), EVALUATION);
+			pools.put(this.partition.enter(BACKGROUND), BACKGROUND);
+		}
+		List<Long> served = new ArrayList<>();
+
+		for (int i = 0; i < 9; i++) {
+			this.time.advance(Duration.ofSeconds(1));
+			pools.forEach((ticket, pool) -> {
+				if (!served.contains(ticket) && this.partition.tryTake(pool, ticket) != null) {
+					served.add(ticket);
+					line.add(pool.name());
+				}
+			});
+		}
+
+		// Shares 10 and 20 from where the scope is now: background draws two in three,
+		// not none until evaluation has caught up on the minute background used.
+		assertThat(line).hasSize(9);
+		assertThat(line.stream().filter(BACKGROUND.name()::equals).count()).isBetween(5L, 7L);
 	}
 
 }

@@ -90,7 +90,7 @@ class FleetPoolsTests {
 			assertThat(scope.pools().get("interactive").requestsPerMinute()).isEqualTo(42);
 			// No token capacity configured or learned: that dimension is not partitioned.
 			assertThat(scope.pools().get("interactive").tokensPerMinute()).isZero();
-			assertThat(scope.pools().get("interactive").tokensAvailable()).isEqualTo(-1);
+			assertThat(scope.tokensAvailable()).isEqualTo(-1);
 		}
 	}
 

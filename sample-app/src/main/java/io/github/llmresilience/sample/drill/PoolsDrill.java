@@ -73,12 +73,13 @@ public class PoolsDrill {
 		this.simulator.rateLimit(TARGET, plan.simulatorLimit());
 		try {
 			LlmResilience resilience = engine(plan);
+			long warmUp = System.nanoTime();
 			// A first call, as any service makes before a job starts: with pools on, the
 			// engine learns the scope's capacity from its answer's headers.
 			call(resilience, CallOptions.NONE, "Warm-up question").block(Duration.ofMinutes(1));
 			String capacity = learned(resilience);
 			long refusedBefore = refused();
-			return drive(plan, resilience, capacity, refusedBefore);
+			return drive(plan, resilience, capacity, refusedBefore, warmUp);
 		}
 		finally {
 			this.simulator.reset();
@@ -86,7 +87,7 @@ public class PoolsDrill {
 	}
 
 	private PoolsDrillReport drive(PoolsDrillPlan plan, LlmResilience resilience, @Nullable String capacity,
-			long refusedBefore) {
+			long refusedBefore, long warmUp) {
 		long start = System.nanoTime();
 		AtomicLong backgroundServed = new AtomicLong();
 		AtomicLong backgroundEnd = new AtomicLong(start);
@@ -132,12 +133,20 @@ public class PoolsDrill {
 		}
 		long window = System.nanoTime() - start;
 		long backgroundTime = Math.min(backgroundEnd.get() - start, window);
+		// The simulator's bucket starts full and refills its minute continuously.
+		long limit = plan.simulatorLimit();
+		long allowed = limit + Math.round(limit * (System.nanoTime() - warmUp) / 60e9);
 		return new PoolsDrillReport(plan, capacity, served.get(), rateLimited.get(), failed.get(), longest.get(),
-				backgroundServed.get(), Duration.ofNanos(backgroundTime), refused() - refusedBefore);
+				backgroundServed.get(), Duration.ofNanos(backgroundTime), refused() - refusedBefore, accepted(),
+				allowed);
 	}
 
 	private Mono<String> call(LlmResilience resilience, CallOptions options, String question) {
 		return resilience.execute(CHAIN, options, (attempt) -> this.client.answer(attempt, question));
+	}
+
+	private long accepted() {
+		return this.simulator.stats().target(TARGET).statuses().getOrDefault(200, 0L);
 	}
 
 	private long refused() {

@@ -21,10 +21,13 @@ import org.jspecify.annotations.Nullable;
  * @param backgroundServed background calls answered
  * @param backgroundTime from the start of the job to its last call's end
  * @param refused requests primary answered with 429 during the drill
+ * @param accepted requests primary answered, from the warm-up call to the drill's end
+ * @param allowed requests primary's limit allowed over that time: a full bucket at the
+ * start, and its refill since
  */
 public record PoolsDrillReport(PoolsDrillPlan plan, @Nullable String capacity, long interactiveServed,
 		long interactiveRateLimited, long interactiveFailed, Duration interactiveLongestWait, long backgroundServed,
-		Duration backgroundTime, long refused) {
+		Duration backgroundTime, long refused, long accepted, long allowed) {
 
 	/** The drill's output, as printed. */
 	public List<String> lines() {
@@ -43,6 +46,8 @@ public record PoolsDrillReport(PoolsDrillPlan plan, @Nullable String capacity, l
 		if (this.capacity != null) {
 			lines.add("Capacity learned from the provider's headers: " + this.capacity);
 		}
+		lines.add(String.format(Locale.ROOT, "Quota used: %s %% of what the provider allowed (%d of %d requests)",
+				trim(quotaUsed()), this.accepted, this.allowed));
 		lines.add(String.format(Locale.ROOT, "Interactive calls: served %d of %d, rate limited %d",
 				this.interactiveServed, plan.interactiveCalls(), this.interactiveRateLimited));
 		lines.add(String.format(Locale.ROOT, "Background calls: served %d of %d in %s s", this.backgroundServed,
@@ -53,6 +58,11 @@ public record PoolsDrillReport(PoolsDrillPlan plan, @Nullable String capacity, l
 							+ "with 429: %d",
 					this.interactiveFailed, seconds(this.interactiveLongestWait), this.refused));
 		return lines;
+	}
+
+	/** The requests primary answered, in percent of what its limit allowed. */
+	public double quotaUsed() {
+		return (this.allowed > 0) ? 100.0 * this.accepted / this.allowed : 0;
 	}
 
 	private static String seconds(Duration duration) {
