@@ -160,6 +160,14 @@ public final class MeasuredTimeout {
 		return this.configured;
 	}
 
+	/**
+	 * How long attempts take: the 99th percentile of recent calls, in nanoseconds; zero
+	 * before any is recorded.
+	 */
+	public long takesNanos() {
+		return (this.latencies.samples() > 0) ? this.latencies.p99Nanos() : 0;
+	}
+
 	public LatencyRecord latencies() {
 		return this.latencies;
 	}

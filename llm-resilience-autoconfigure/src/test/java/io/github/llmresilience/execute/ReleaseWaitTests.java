@@ -272,6 +272,38 @@ class ReleaseWaitTests {
 	}
 
 	@Test
+	void aWaitThatWouldLeaveTheAttemptAfterItLessThanAttemptsTakeFailsAtOnce() {
+		this.h.provider.script("primary", (n) -> (n == 2) ? Reply.json(429, Map.of("retry-after", "3"), RATE_LIMIT)
+				: Reply.ok(FakeProviderBodies.OK));
+		this.h.build((builder) -> {
+		}, "primary");
+		// Answers take a second.
+		TargetCall<String> slow = (attempt) -> this.h.webClientCall(attempt)
+			.delayElement(Duration.ofSeconds(1), this.h.time);
+		this.h.time.await(this.h.resilience.execute("chat", slow), this.h.inFlight::get);
+		Instant start = this.h.time.instant();
+
+		// Released at 3 s, the attempt would have 0.5 s before the deadline, half of what
+		// attempts take: it would only time out there (and count against the provider).
+		Throwable failure = this.h.time
+			.await(this.h.resilience.execute("chat", CallOptions.deadline(Duration.ofMillis(3500)), slow)
+				.map((body) -> (Throwable) new AssertionError("served: " + body))
+				.onErrorResume((ex) -> Mono.just(ex)), this.h.inFlight::get);
+
+		assertThat(failure).isInstanceOfSatisfying(LlmUnavailableException.class, (unavailable) -> {
+			assertThat(unavailable.allThrottled()).isTrue();
+			assertThat(unavailable.retryAfter()).isEqualTo(start.plusSeconds(3));
+		});
+		assertThat(this.h.time.instant()).isEqualTo(start);
+		// With room for the attempt after the release, the call waits for it.
+		assertThat(this.h.time.await(
+				this.h.resilience.execute("chat", CallOptions.deadline(Duration.ofMillis(4500)), slow),
+				this.h.inFlight::get))
+			.isEqualTo(FakeProviderBodies.OK);
+		assertThat(this.h.provider.requests("primary")).isEqualTo(3);
+	}
+
+	@Test
 	void callsBeyondThePoolsQueueBoundFailAtOnceAndTheOthersAreServedAfterTheRelease() {
 		this.h.provider.script("primary", (n) -> (n == 1) ? Reply.json(429, Map.of("retry-after", "1"), RATE_LIMIT)
 				: Reply.ok(FakeProviderBodies.OK));

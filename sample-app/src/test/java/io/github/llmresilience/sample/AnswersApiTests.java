@@ -157,8 +157,10 @@ class AnswersApiTests {
 
 	@Test
 	void everyTargetThrottledIsA429WithRetryAfter() {
-		this.simulator.mode("primary", "{\"mode\": \"throttle\", \"retryAfterSeconds\": 3}");
-		this.simulator.mode("secondary", "{\"mode\": \"throttle\", \"retryAfterSeconds\": 7}");
+		// Limits that outlast a call's deadline (timeouts.call, 60 s): one that lifts
+		// within it is waited out instead.
+		this.simulator.mode("primary", "{\"mode\": \"throttle\", \"retryAfterSeconds\": 90}");
+		this.simulator.mode("secondary", "{\"mode\": \"throttle\", \"retryAfterSeconds\": 120}");
 
 		EntityExchangeResult<byte[]> result = ask("Busy?").expectStatus()
 			.isEqualTo(429)
@@ -167,7 +169,7 @@ class AnswersApiTests {
 			.isEqualTo("provider_rate_limited")
 			.returnResult();
 		// The earliest any target may serve again: primary's gate.
-		assertThat(result.getResponseHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("3");
+		assertThat(result.getResponseHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("90");
 	}
 
 	@Test

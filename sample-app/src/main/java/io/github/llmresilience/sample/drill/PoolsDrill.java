@@ -108,7 +108,8 @@ public class PoolsDrill {
 			.take(plan.interactiveCalls())
 			.flatMap((tick) -> {
 				long sent = System.nanoTime();
-				return call(resilience, CallOptions.NONE, "Interactive question " + (tick + 1) + ": where is my order?")
+				return call(resilience, plan.interactiveOptions(),
+						"Interactive question " + (tick + 1) + ": where is my order?")
 					.doOnNext((answer) -> served.incrementAndGet())
 					.onErrorResume(LlmUnavailableException.class, (ex) -> {
 						(ex.allThrottled() ? rateLimited : failed).incrementAndGet();

@@ -2,6 +2,9 @@ package io.github.llmresilience.sample.drill;
 
 import java.time.Duration;
 
+import io.github.llmresilience.execute.CallOptions;
+import io.github.llmresilience.execute.TimeoutSettings;
+
 /**
  * The pools drill: an interactive load beside a background job that would take the whole
  * quota, against a simulated target whose requests a minute are limited, with quota pools
@@ -62,6 +65,18 @@ public record PoolsDrillPlan(boolean pools, int requestsPerMinute, double timeSc
 	}
 
 	/** The limit the simulator enforces, per real minute. */
+	/**
+	 * The options of an interactive call: none at real time; at another scale, a deadline
+	 * of the default call's (60 s) times the scale, as every other duration.
+	 */
+	public CallOptions interactiveOptions() {
+		if (this.timeScale == 1) {
+			return CallOptions.NONE;
+		}
+		return CallOptions
+			.deadline(Duration.ofNanos(Math.round(TimeoutSettings.DEFAULT_CALL.toNanos() * this.timeScale)));
+	}
+
 	public long simulatorLimit() {
 		return Math.max(1, Math.round(this.requestsPerMinute / this.timeScale));
 	}
