@@ -11,6 +11,7 @@ import dev.langchain4j.model.chat.response.ChatResponse;
 import io.github.llmresilience.execute.Attempt;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.execute.TargetCall;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -79,7 +80,7 @@ public final class ResilientChatModel implements ChatModel {
 		return serve(request, null);
 	}
 
-	private ChatResponse serve(ChatRequest request, @org.jspecify.annotations.Nullable ChatRequestOptions options) {
+	private ChatResponse serve(ChatRequest request, @Nullable ChatRequestOptions options) {
 		Objects.requireNonNull(request, "request");
 		TargetCall<ChatResponse> call = (attempt) -> {
 			AtomicBoolean abandoned = new AtomicBoolean();

@@ -39,6 +39,7 @@ import reactor.core.scheduler.Scheduler;
 
 import org.springframework.beans.factory.support.AbstractBeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -429,6 +430,20 @@ class LangChain4jChatModelTests {
 			return this;
 		}
 
+	}
+
+	@Test
+	void withoutLangChain4jOnTheClasspathNothingIsRegisteredAndTheLc4jPropertyIsIgnored() {
+		new ApplicationContextRunner().withClassLoader(new FilteredClassLoader("dev.langchain4j"))
+			.withConfiguration(AutoConfigurations.of(LlmResilienceAutoConfiguration.class,
+					LlmResilienceLangChain4jAutoConfiguration.class))
+			.withPropertyValues("llm.resilience.targets.gpt.provider=openai",
+					"llm.resilience.targets.gpt.lc4j-chat-model=gptModel", "llm.resilience.chains.chat=gpt")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).doesNotHaveBean("chatLc4jChatModel");
+				assertThat(context).doesNotHaveBean(ModelRetriesOff.class);
+			});
 	}
 
 	@Test
