@@ -391,6 +391,27 @@ class LangChain4jChatModelTests {
 		});
 	}
 
+	@Test
+	void aStreamWithoutAFirstTokenIsLeftAtTheFirstTokenTimeoutAndTheNextModelServes() {
+		FakeProvider.Stream stalled = new FakeProvider.Stream();
+		this.provider.always("gpt", Reply.stream(stalled));
+		this.provider.always("claude", Reply.json(200, Map.of("content-type", "text/event-stream"), ANTHROPIC_STREAM));
+		streamingRunner().run((context) -> {
+			Streamed streamed = new Streamed();
+			context.getBean("chatLc4jStreamingChatModel", StreamingChatModel.class).chat("Hi", streamed);
+			await().atMost(Duration.ofSeconds(30)).until(() -> this.provider.requests("gpt") == 1);
+			this.time.advance(Duration.ofMillis(1999));
+			assertThat(this.provider.requests("claude")).isZero();
+			assertThat(streamed.partials).isEmpty();
+			this.time.advance(Duration.ofMillis(1));
+			streamed.await();
+			assertThat(streamed.error).isNull();
+			assertThat(String.join("", streamed.partials)).isEqualTo("Hello from claude");
+			assertThat(this.time.elapsed()).isEqualTo(Duration.ofSeconds(2));
+			assertThat(this.provider.requests("gpt")).isEqualTo(1);
+		});
+	}
+
 	private static Streamed stream(StreamingChatModel model) {
 		Streamed streamed = new Streamed();
 		model.chat("Hi", streamed);
