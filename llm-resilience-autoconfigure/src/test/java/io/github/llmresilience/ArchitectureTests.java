@@ -43,14 +43,17 @@ class ArchitectureTests {
 	 * and health, the Spring events, the adapters for Spring's own HTTP clients, and the
 	 * fleet's store on Spring Data Redis, and the Spring AI adapter ({@code springai}: a
 	 * {@code ChatModel} is a Spring AI type, and the SDK retries are switched off in
-	 * Spring AI's own property beans). Metrics need only Micrometer.
+	 * Spring AI's own property beans), and the LangChain4j adapter ({@code langchain4j}:
+	 * its models' retries are switched off by a bean post-processor). Metrics need only
+	 * Micrometer.
 	 */
 	@Test
 	void onlyTheSpringLayerDependsOnSpring() {
 		noClasses().that()
 			.resideOutsideOfPackages("io.github.llmresilience.autoconfigure..", "io.github.llmresilience.actuate..",
 					"io.github.llmresilience.context.event..", "io.github.llmresilience.web..",
-					"io.github.llmresilience.data.redis..", "io.github.llmresilience.springai..")
+					"io.github.llmresilience.data.redis..", "io.github.llmresilience.springai..",
+					"io.github.llmresilience.langchain4j..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("org.springframework..")

@@ -183,6 +183,13 @@ public class LlmResilienceProperties {
 		 */
 		private @Nullable String chatModel;
 
+		/**
+		 * Name of the LangChain4j ChatModel or StreamingChatModel bean that serves this
+		 * target; a chain whose targets name them gets a bean named
+		 * {@code <chain>Lc4jChatModel} or {@code <chain>Lc4jStreamingChatModel}.
+		 */
+		private @Nullable String lc4jChatModel;
+
 		private final BreakerOverrides breaker = new BreakerOverrides();
 
 		private final TimeoutOverrides timeouts = new TimeoutOverrides();
@@ -246,6 +253,14 @@ public class LlmResilienceProperties {
 
 		public void setChatModel(@Nullable String chatModel) {
 			this.chatModel = chatModel;
+		}
+
+		public @Nullable String getLc4jChatModel() {
+			return this.lc4jChatModel;
+		}
+
+		public void setLc4jChatModel(@Nullable String lc4jChatModel) {
+			this.lc4jChatModel = lc4jChatModel;
 		}
 
 		public BreakerOverrides getBreaker() {

@@ -27,6 +27,11 @@ public class SampleApplication {
 			// The baseline is Spring AI with its defaults: the SDK keeps its own retries.
 			application.setDefaultProperties(Map.of("llm.resilience.spring-ai.sdk-retries-off", "false"));
 		}
+		if (Arrays.asList(args).contains("--client=langchain4j-plain")) {
+			// The baseline is LangChain4j with its defaults: its models keep their
+			// retries.
+			application.setDefaultProperties(Map.of("llm.resilience.langchain4j.retries-off", "false"));
+		}
 		ConfigurableApplicationContext context = application.run(args);
 		if (drill) {
 			System.exit(SpringApplication.exit(context));

@@ -77,9 +77,13 @@ public class Drill {
 			case WEBCLIENT -> (question) -> this.answers.answer(plan.chain(), question);
 			case SPRING_AI -> this.clients.chain(plan.chain());
 			case SPRING_AI_PLAIN -> this.clients.plain(plan.target());
+			case LANGCHAIN4J -> this.clients.langChain4jChain(plan.chain());
+			case LANGCHAIN4J_PLAIN -> this.clients.langChain4jPlain(plan.target());
 		};
-		// Plain Spring AI has no breaker behind it: each failure spends an attempt.
-		boolean requeue = plan.breaker() && client != DrillClient.SPRING_AI_PLAIN;
+		// Plain Spring AI or LangChain4j has no breaker behind it: each failure spends an
+		// attempt.
+		boolean requeue = plan.breaker() && client != DrillClient.SPRING_AI_PLAIN
+				&& client != DrillClient.LANGCHAIN4J_PLAIN;
 		JobWorker worker = new JobWorker(queue, answerer, plan.concurrency(),
 				requeue ? WhenUnavailable.REQUEUE : WhenUnavailable.SPEND_ATTEMPT, Schedulers.parallel(),
 				Duration.ofMillis(20));

@@ -19,9 +19,25 @@ public enum DrillClient {
 	 * directly, no chain, the SDK's own retries (run with
 	 * {@code --client=spring-ai-plain}, which keeps them).
 	 */
-	SPRING_AI_PLAIN;
+	SPRING_AI_PLAIN,
 
-	/** The name on the command line: {@code spring-ai}, {@code spring-ai-plain}. */
+	/**
+	 * The chain's LangChain4j {@code ChatModel} ({@code <chain>Lc4jChatModel}) over
+	 * LangChain4j's own OpenAI and Anthropic chat models.
+	 */
+	LANGCHAIN4J,
+
+	/**
+	 * LangChain4j alone, with its defaults: the failing target's LangChain4j chat model
+	 * called directly, no chain, its own retries (run with
+	 * {@code --client=langchain4j-plain}, which keeps them).
+	 */
+	LANGCHAIN4J_PLAIN;
+
+	/**
+	 * The name on the command line: {@code spring-ai}, {@code spring-ai-plain},
+	 * {@code langchain4j}, {@code langchain4j-plain}.
+	 */
 	public String id() {
 		return name().toLowerCase(Locale.ROOT).replace('_', '-');
 	}
@@ -35,7 +51,8 @@ public enum DrillClient {
 				return client;
 			}
 		}
-		throw new IllegalArgumentException("--client must be webclient, spring-ai or spring-ai-plain");
+		throw new IllegalArgumentException(
+				"--client must be webclient, spring-ai, spring-ai-plain, langchain4j or langchain4j-plain");
 	}
 
 }

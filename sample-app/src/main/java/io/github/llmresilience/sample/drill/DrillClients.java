@@ -16,9 +16,9 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.stereotype.Component;
 
 /**
- * The Spring AI clients of the drills: a chain's {@code ChatModel} bean, or a target's
- * own Spring AI chat model called directly. Which target answered is read from the model
- * the response names.
+ * The Spring AI and LangChain4j clients of the drills: a chain's {@code ChatModel} bean,
+ * or a target's own chat model called directly. Which target answered is read from the
+ * model the response names.
  */
 @Component
 public class DrillClients {
@@ -50,6 +50,34 @@ public class DrillClients {
 		return answerer(this.beans.getBean(bean, ChatModel.class), settings.getModel());
 	}
 
+	/** Calls through the chain's LangChain4j {@code <chain>Lc4jChatModel}. */
+	Function<String, Mono<Answer>> langChain4jChain(String chain) {
+		return langChain4jAnswerer(
+				this.beans.getBean(chain + "Lc4jChatModel", dev.langchain4j.model.chat.ChatModel.class));
+	}
+
+	/**
+	 * Calls the target's own LangChain4j chat model, as an application without
+	 * llm-resilience.
+	 */
+	Function<String, Mono<Answer>> langChain4jPlain(String target) {
+		LlmResilienceProperties.TargetProperties settings = this.targets.get(target);
+		String bean = (settings != null) ? settings.getLc4jChatModel() : null;
+		if (settings == null || bean == null) {
+			throw new IllegalStateException("llm.resilience.targets." + target + ".lc4j-chat-model is not set");
+		}
+		return langChain4jAnswerer(this.beans.getBean(bean, dev.langchain4j.model.chat.ChatModel.class));
+	}
+
+	private Function<String, Mono<Answer>> langChain4jAnswerer(dev.langchain4j.model.chat.ChatModel chatModel) {
+		return (question) -> Mono
+			.fromCallable(() -> chatModel.chat(dev.langchain4j.model.chat.request.ChatRequest.builder()
+				.messages(dev.langchain4j.data.message.UserMessage.from(question))
+				.build()))
+			.subscribeOn(Schedulers.boundedElastic())
+			.map((response) -> new Answer(String.valueOf(response.aiMessage().text()), servedBy(response.modelName())));
+	}
+
 	private Function<String, Mono<Answer>> answerer(ChatModel chatModel, @Nullable String model) {
 		return (question) -> Mono.fromCallable(() -> chatModel.call(prompt(chatModel, question, model)))
 			.subscribeOn(Schedulers.boundedElastic())
@@ -68,7 +96,10 @@ public class DrillClients {
 	}
 
 	private String servedBy(ChatResponse response) {
-		String model = response.getMetadata().getModel();
+		return servedBy(response.getMetadata().getModel());
+	}
+
+	private String servedBy(@Nullable String model) {
 		return this.targets.entrySet()
 			.stream()
 			.filter((entry) -> entry.getValue().getModel().equals(model))

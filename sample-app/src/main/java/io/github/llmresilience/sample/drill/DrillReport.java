@@ -45,10 +45,16 @@ public record DrillReport(DrillPlan plan, DrillClient client, List<String> chain
 		String setup = "chain " + this.plan.chain() + " " + this.chainTargets + ", " + this.plan.jobs() + " jobs";
 		String breaker = (this.client == DrillClient.SPRING_AI_PLAIN)
 				? "plain Spring AI (" + target + "'s chat model called directly, the SDK's own retries)"
-				: this.plan.breaker() ? "breaker on (opens after minimum-calls " + this.minimumCalls + ")"
-						: "breaker off (every failure spends one of a job's " + this.plan.maxAttempts() + " attempts)";
+				: (this.client == DrillClient.LANGCHAIN4J_PLAIN)
+						? "plain LangChain4j (" + target + "'s chat model called directly, LangChain4j's own retries)"
+						: this.plan.breaker() ? "breaker on (opens after minimum-calls " + this.minimumCalls + ")"
+								: "breaker off (every failure spends one of a job's " + this.plan.maxAttempts()
+										+ " attempts)";
 		if (this.client == DrillClient.SPRING_AI) {
 			breaker += ", client Spring AI (" + this.plan.chain() + "ChatModel)";
+		}
+		if (this.client == DrillClient.LANGCHAIN4J) {
+			breaker += ", client LangChain4j (" + this.plan.chain() + "Lc4jChatModel)";
 		}
 		switch (this.plan.kind()) {
 			case OUTAGE, OUTAGE_FAILOVER -> {

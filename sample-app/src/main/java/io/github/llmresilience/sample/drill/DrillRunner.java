@@ -10,11 +10,11 @@ import org.springframework.stereotype.Component;
 /**
  * Runs the drill named by {@code --drill=outage|outage-failover|throttle|quota|hang}
  * (with {@code --breaker=on|off} and
- * {@code --client=webclient|spring-ai|spring-ai-plain}) or {@code --drill=fleet} (with
- * {@code --pods=40 --rpm=300 --fleet=on|off} and {@code --time-scale=1}) or
- * {@code --drill=pools} (with {@code --pools=on|off}, {@code --rpm=60} and
- * {@code --time-scale=1}) once the application has started, and prints its report;
- * {@code SampleApplication} then exits.
+ * {@code --client=webclient|spring-ai|spring-ai-plain|langchain4j|langchain4j-plain}) or
+ * {@code --drill=fleet} (with {@code --pods=40 --rpm=300 --fleet=on|off} and
+ * {@code --time-scale=1}) or {@code --drill=pools} (with {@code --pools=on|off},
+ * {@code --rpm=60} and {@code --time-scale=1}) once the application has started, and
+ * prints its report; {@code SampleApplication} then exits.
  */
 @Component
 @ConditionalOnProperty("drill")
