@@ -41,6 +41,21 @@ public record Capacity(long requestsPerMinute, long tokensPerMinute) {
 		return Math.max(0, Math.min(perMinute, MAX_PER_MINUTE));
 	}
 
+	/**
+	 * One pod's equal part of a capacity the fleet shares, rounded down (the fleet
+	 * together never exceeds it), at least one in each known dimension.
+	 */
+	public static Capacity partOf(Capacity capacity, int pods) {
+		if (pods <= 1) {
+			return capacity;
+		}
+		return new Capacity(perPod(capacity.requestsPerMinute(), pods), perPod(capacity.tokensPerMinute(), pods));
+	}
+
+	private static long perPod(long perMinute, int pods) {
+		return (perMinute > 0) ? Math.max(1, perMinute / pods) : 0;
+	}
+
 	public boolean isKnown() {
 		return this.requestsPerMinute > 0 || this.tokensPerMinute > 0;
 	}

@@ -1,14 +1,14 @@
 package io.github.llmresilience.pool;
 
 /**
- * Where one quota scope's capacity comes from on this pod: a local bucket refilling at the
- * scope's capacity (one pod, or a fleet pod that lost its store and keeps its equal part),
- * or slices of the fleet's capacity leased through a store. The scope's partition between
- * pools draws on it: every request the pod sends to the scope is taken from it first, so
- * the pod never sends more than its supply holds.
+ * Where one quota scope's capacity comes from on this pod: a local bucket refilling at
+ * the scope's capacity (one pod, or a fleet pod that lost its store and keeps its equal
+ * part), or slices of the fleet's capacity leased through a store. The scope's partition
+ * between pools draws on it: every request the pod sends to the scope is taken from it
+ * first, so the pod never sends more than its supply holds.
  * <p>
- * Implementations are thread safe; {@link #tryTake} takes both dimensions or neither.
- * A dimension whose capacity is not known (zero) is never short.
+ * Implementations are thread safe; {@link #tryTake} takes both dimensions or neither. A
+ * dimension whose capacity is not known (zero) is never short.
  * <p>
  * Engine-facing: public so that the engine and the auto-configuration can use it, not an
  * API for applications, and free to change.
@@ -48,9 +48,12 @@ public interface ScopeSupply {
 	long tokens();
 
 	/**
-	 * The scope's capacity (this pod's part of it) changed: hold as much of the new
-	 * capacity as it held of the old, in proportion.
+	 * The scope's capacity, or the number of pods sharing it, changed (in the dimensions
+	 * the supply was made with): hold as much of the new capacity as it held of the old,
+	 * in proportion.
+	 * @param capacity the scope's whole capacity
+	 * @param pods the pods sharing it (1 outside fleet mode)
 	 */
-	void resize(Capacity capacity);
+	void resize(Capacity capacity, int pods);
 
 }
