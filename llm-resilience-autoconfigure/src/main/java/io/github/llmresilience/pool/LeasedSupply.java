@@ -334,7 +334,9 @@ public final class LeasedSupply implements ScopeSupply {
 					this.capacity.requestsPerMinute())
 					|| low(this.leftTokens, this.grantedTokens, this.tokenRate, this.capacity.tokensPerMinute());
 			boolean ending = now - (this.deadline - this.periodNanos / 5) >= 0;
-			exchange = (low && wants) || ending;
+			// At its end a lease with something left goes back (asking again or not); an
+			// empty one that nobody wants lapses.
+			exchange = (low && wants) || (ending && (wants || this.leftRequests > 0 || this.leftTokens > 0));
 		}
 		else {
 			exchange = wants;
