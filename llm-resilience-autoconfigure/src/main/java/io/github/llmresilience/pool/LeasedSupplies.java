@@ -165,7 +165,24 @@ public final class LeasedSupplies implements SupplySource, AutoCloseable {
 		}
 	}
 
-	/** Stop looking; leases end at their periods. */
+	/**
+	 * Stop looking, and give back what every lease holds (one exchange each, not waited
+	 * for: a lease not given back ends at its period all the same).
+	 * @return completed when every lease given back has been answered or has failed
+	 */
+	public CompletableFuture<Void> release() {
+		close();
+		List<CompletableFuture<?>> sent = new ArrayList<>();
+		for (LeasedSupply supply : this.supplies.values()) {
+			Exchange exchange = supply.release();
+			if (exchange != null) {
+				sent.add(send(supply, exchange));
+			}
+		}
+		return CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new));
+	}
+
+	/** Stop looking; leases end at their periods ({@link #release()} gives them back). */
 	@Override
 	public void close() {
 		Disposable ticks = this.ticks;

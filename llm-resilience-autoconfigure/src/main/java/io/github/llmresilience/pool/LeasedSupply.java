@@ -115,6 +115,9 @@ public final class LeasedSupply implements ScopeSupply {
 
 	private long lastTokensPerCall = 1;
 
+	/** Released: the pod left. */
+	private boolean closed;
+
 	LeasedSupply(String scope, String holder, Capacity capacity, int pods, LeaseSettings settings,
 			LongSupplier nanoTime, SupplySource parts, Runnable nudge) {
 		this.scope = scope;
@@ -308,6 +311,9 @@ public final class LeasedSupply implements ScopeSupply {
 			this.countedTokens = 0;
 			this.windowStart = now;
 		}
+		if (this.closed) {
+			return null;
+		}
 		Pending sent = this.pending;
 		if (sent != null) {
 			if (now - sent.sentAt < this.timeoutNanos) {
@@ -382,6 +388,17 @@ public final class LeasedSupply implements ScopeSupply {
 		return new LeaseStore.Exchange(this.scope, this.holder, this.sequence, capacity,
 				Math.max(1, this.periodNanos / 1_000_000), returnedRequests, returnedTokens, askRequests, askTokens,
 				debitRequests, debitTokens);
+	}
+
+	/**
+	 * The pod leaves: end the lease and say what goes back (nothing asked), or
+	 * {@code null} when nothing is held; no exchange follows.
+	 */
+	synchronized LeaseStore.@Nullable Exchange release() {
+		long now = this.nanoTime.getAsLong();
+		boolean holds = usable(now) && (this.leftRequests > 0 || this.leftTokens > 0);
+		this.closed = true;
+		return holds ? send(now, 0, 0) : null;
 	}
 
 	/** The store answered an exchange (on the store's thread). */
