@@ -22,6 +22,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LeasedSupply implements ScopeSupply {
 
+	/** How long a call short of its lease looks again when an exchange goes: 5 ms. */
+	static final long EXCHANGE_WAIT_NANOS = 5_000_000L;
+
 	/** Where the supply draws from now. */
 	public enum Mode {
 
@@ -219,7 +222,6 @@ public final class LeasedSupply implements ScopeSupply {
 	@Override
 	public long nanosUntil(long requests, long tokens) {
 		long wait;
-		boolean ask;
 		synchronized (this) {
 			long now = this.nanoTime.getAsLong();
 			if (usable(now)) {
@@ -227,21 +229,21 @@ public final class LeasedSupply implements ScopeSupply {
 					return 0;
 				}
 				wait = fleetRefill(requests - this.leftRequests, tokens - this.leftTokens);
-				ask = true;
 			}
 			else if (this.part != null) {
 				return this.part.nanosUntil(requests, tokens);
 			}
 			else {
 				wait = fleetRefill(requests, tokens);
-				ask = this.pending == null;
+			}
+			if (now - this.quietUntil < 0) {
+				// The fleet's bucket answered short lately: its refill is the wait.
+				return Math.max(wait, 1);
 			}
 		}
-		if (ask) {
-			this.nudge.run();
-		}
-		// At least a look's worth: a lease comes in the background.
-		return Math.max(wait, Math.min(this.tickNanos, 1_000_000L));
+		// An exchange goes now: look again after a round trip, or the refill if sooner.
+		this.nudge.run();
+		return Math.max(1, Math.min(wait, EXCHANGE_WAIT_NANOS));
 	}
 
 	@Override

@@ -202,13 +202,17 @@ class LeasedSupplyTests {
 	}
 
 	@Test
-	void aCallThatFindsItsLeaseShortWaitsAtLeastTheFleetsRefill() {
+	void aCallThatFindsItsLeaseShortLooksAgainAfterAnExchangeOrWaitsTheFleetsRefill() {
 		LeasedSupply supply = supply(4);
 		this.supplies.look();
 		this.store.grant(1);
 		assertThat(supply.nanosUntil(1, 0)).isZero();
 		assertThat(supply.tryTake(1, 0)).isTrue();
-		// 600 a minute: the fleet refills one in 100 ms.
+		// Short: an exchange may bring more at once; look again after a round trip.
+		assertThat(supply.nanosUntil(1, 0)).isEqualTo(LeasedSupply.EXCHANGE_WAIT_NANOS);
+		this.supplies.look();
+		// The fleet's bucket is empty: 600 a minute refill one in 100 ms.
+		this.store.grant(0);
 		assertThat(supply.nanosUntil(1, 0)).isEqualTo(Duration.ofMillis(100).toNanos());
 	}
 
