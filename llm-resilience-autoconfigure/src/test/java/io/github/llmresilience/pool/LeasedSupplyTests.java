@@ -210,7 +210,9 @@ class LeasedSupplyTests {
 		assertThat(supply.tryTake(1, 0)).isTrue();
 		// Short: an exchange may bring more at once; look again after a round trip.
 		assertThat(supply.nanosUntil(1, 0)).isEqualTo(LeasedSupply.EXCHANGE_WAIT_NANOS);
+		assertThat(supply.tryTake(1, 0)).isFalse();
 		this.supplies.look();
+		assertThat(this.store.last().sequence()).isEqualTo(2);
 		// The fleet's bucket is empty: 600 a minute refill one in 100 ms.
 		this.store.grant(0);
 		assertThat(supply.nanosUntil(1, 0)).isEqualTo(Duration.ofMillis(100).toNanos());
