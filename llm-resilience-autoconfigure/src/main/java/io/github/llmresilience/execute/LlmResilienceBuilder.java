@@ -279,14 +279,16 @@ public final class LlmResilienceBuilder {
 	 * Where each scope's supply comes from: leases when {@link #poolLeases} set a store
 	 * and enabled them in fleet mode, each pod's equal part of the local buckets
 	 * otherwise ({@code parts}, also what a pod that cannot reach the store falls back
-	 * to). The engine starts the leases' background on its scheduler and releases them
-	 * when it closes.
+	 * to). The leases' background runs on this builder's scheduler from now; the engine
+	 * releases them when it closes ({@link LeasedSupplies#release()}).
 	 */
 	SupplySource poolSupplies(LongSupplier nanoTime, SupplySource parts) {
 		if (this.leaseStore == null || !this.leases.enabled() || this.fleetStore == null) {
 			return parts;
 		}
-		return new LeasedSupplies(this.leaseStore, this.leases, this.fleetPod, nanoTime, parts);
+		LeasedSupplies leases = new LeasedSupplies(this.leaseStore, this.leases, this.fleetPod, nanoTime, parts);
+		leases.start(this.scheduler);
+		return leases;
 	}
 
 	/**
