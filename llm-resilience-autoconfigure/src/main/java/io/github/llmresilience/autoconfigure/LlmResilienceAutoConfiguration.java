@@ -25,6 +25,7 @@ import io.github.llmresilience.extract.ErrorExtractors;
 import io.github.llmresilience.extract.OpenAiSdkErrorExtractor;
 import io.github.llmresilience.extract.SpringAiErrorExtractor;
 import io.github.llmresilience.fleet.FleetStore;
+import io.github.llmresilience.pool.LeaseStore;
 import io.github.llmresilience.target.TargetRegistry;
 import io.github.llmresilience.timeout.CoalescingTimer;
 import io.github.llmresilience.web.RestClientErrorExtractor;
@@ -166,7 +167,7 @@ public final class LlmResilienceAutoConfiguration {
 			@Qualifier("llmResilienceScheduler") ObjectProvider<Scheduler> scheduler,
 			@Qualifier("llmResilienceCircuitBreakerRegistry") CircuitBreakerRegistry circuitBreakers,
 			ObjectProvider<FleetStore> fleetStore, ObjectProvider<CanaryProbe> canaryProbe,
-			ObjectProvider<CanaryJudge> canaryJudge) {
+			ObjectProvider<CanaryJudge> canaryJudge, ObjectProvider<LeaseStore> leaseStore) {
 		List<CallObserver> allObservers = observers.orderedStream().toList();
 		LlmResilienceBuilder builder = LlmResilience.builder()
 			.clock(clock)
@@ -199,6 +200,10 @@ public final class LlmResilienceAutoConfiguration {
 			String pod = settings.fleetPod();
 			if (pod != null) {
 				builder.fleetPod(pod);
+			}
+			LeaseStore leases = leaseStore.getIfAvailable();
+			if (settings.leases().enabled() && leases != null) {
+				builder.poolLeases(leases, settings.leases());
 			}
 		}
 		try {

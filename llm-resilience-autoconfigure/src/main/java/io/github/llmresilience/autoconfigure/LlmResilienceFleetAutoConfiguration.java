@@ -1,8 +1,10 @@
 package io.github.llmresilience.autoconfigure;
 
 import io.github.llmresilience.data.redis.RedisFleetStore;
+import io.github.llmresilience.data.redis.RedisLeaseStore;
 import io.github.llmresilience.fleet.FleetSettings;
 import io.github.llmresilience.fleet.FleetStore;
+import io.github.llmresilience.pool.LeaseStore;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -42,6 +44,22 @@ public final class LlmResilienceFleetAutoConfiguration {
 			.getIfAvailable(() -> PropertiesSettings.of(properties, environment.getProperty("spring.application.name")))
 			.fleet();
 		return new RedisFleetStore(new ReactiveStringRedisTemplate(factory), fleet.namespace());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(LeaseStore.class)
+	@ConditionalOnProperty(prefix = "llm.resilience.pools.fleet-leases", name = "enabled", havingValue = "true")
+	RedisLeaseStore llmResilienceLeaseStore(LlmResilienceProperties properties, Environment environment,
+			ObjectProvider<PropertiesSettings> settings,
+			ObjectProvider<ReactiveRedisConnectionFactory> connectionFactory) {
+		ReactiveRedisConnectionFactory factory = connectionFactory.getIfAvailable();
+		if (factory == null) {
+			throw LlmResilienceAutoConfiguration.fleetNeedsStore();
+		}
+		FleetSettings fleet = settings
+			.getIfAvailable(() -> PropertiesSettings.of(properties, environment.getProperty("spring.application.name")))
+			.fleet();
+		return new RedisLeaseStore(new ReactiveStringRedisTemplate(factory), fleet.namespace());
 	}
 
 }

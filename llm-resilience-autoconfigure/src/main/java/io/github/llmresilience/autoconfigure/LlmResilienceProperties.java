@@ -12,6 +12,7 @@ import io.github.llmresilience.canary.CanarySettings;
 import io.github.llmresilience.execute.TimeoutSettings;
 import io.github.llmresilience.execute.UnknownExceptions;
 import io.github.llmresilience.overload.OverloadSettings;
+import io.github.llmresilience.pool.LeaseSettings;
 import io.github.llmresilience.pool.PartitionSettings;
 import io.github.llmresilience.spend.SpendSettings;
 import org.jspecify.annotations.Nullable;
@@ -1469,6 +1470,12 @@ public class LlmResilienceProperties {
 		 */
 		private final LearnedCapacityFloorProperties learnedCapacityFloor = new LearnedCapacityFloorProperties();
 
+		/**
+		 * In fleet mode, how pods lease slices of each scope's capacity from one shared
+		 * bucket in Redis rather than each partitioning an equal part.
+		 */
+		private final FleetLeasesProperties fleetLeases = new FleetLeasesProperties();
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -1503,6 +1510,58 @@ public class LlmResilienceProperties {
 
 		public LearnedCapacityFloorProperties getLearnedCapacityFloor() {
 			return this.learnedCapacityFloor;
+		}
+
+		public FleetLeasesProperties getFleetLeases() {
+			return this.fleetLeases;
+		}
+
+	}
+
+	/** Leases of each quota scope's capacity across a fleet. */
+	public static class FleetLeasesProperties {
+
+		/**
+		 * Whether, in fleet mode with pools enabled, each pod leases slices of every
+		 * scope's capacity sized to its demand from one shared bucket in Redis, rather
+		 * than partitioning an equal part of it.
+		 */
+		private boolean enabled;
+
+		/**
+		 * How long a lease lasts: a pod draws on it for at most this long from when it
+		 * asked (100ms to 60s).
+		 */
+		private Duration period = LeaseSettings.DEFAULT_PERIOD;
+
+		/**
+		 * How long a pod waits for Redis's answer to one lease exchange before giving it
+		 * up (at least 10ms, less than the period).
+		 */
+		private Duration exchangeTimeout = LeaseSettings.DEFAULT_EXCHANGE_TIMEOUT;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getPeriod() {
+			return this.period;
+		}
+
+		public void setPeriod(Duration period) {
+			this.period = period;
+		}
+
+		public Duration getExchangeTimeout() {
+			return this.exchangeTimeout;
+		}
+
+		public void setExchangeTimeout(Duration exchangeTimeout) {
+			this.exchangeTimeout = exchangeTimeout;
 		}
 
 	}

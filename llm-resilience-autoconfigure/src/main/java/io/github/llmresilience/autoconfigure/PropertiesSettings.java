@@ -32,6 +32,7 @@ import io.github.llmresilience.execute.UnknownExceptions;
 import io.github.llmresilience.fleet.FleetSettings;
 import io.github.llmresilience.overload.OverloadSettings;
 import io.github.llmresilience.pool.Capacity;
+import io.github.llmresilience.pool.LeaseSettings;
 import io.github.llmresilience.pool.PartitionSettings;
 import io.github.llmresilience.pool.PoolSettings;
 import io.github.llmresilience.retry.RetrySettings;
@@ -101,6 +102,8 @@ final class PropertiesSettings {
 
 	private @Nullable PartitionSettings pools;
 
+	private @Nullable LeaseSettings leases;
+
 	private @Nullable SpendSettings spend;
 
 	private PropertiesSettings(LlmResilienceProperties properties, @Nullable String applicationName) {
@@ -117,6 +120,7 @@ final class PropertiesSettings {
 		readRules();
 		this.overload = readOverload();
 		readPools();
+		this.leases = readLeases();
 		this.spend = readSpend();
 		checkSlowCallsBelowTimeouts();
 		if (this.problems.isEmpty()) {
@@ -227,6 +231,10 @@ final class PropertiesSettings {
 
 	PartitionSettings pools() {
 		return present(this.pools);
+	}
+
+	LeaseSettings leases() {
+		return present(this.leases);
 	}
 
 	SpendSettings spend() {
@@ -537,6 +545,12 @@ final class PropertiesSettings {
 		LlmResilienceProperties.ProviderOverload overload = this.properties.getProviderOverload();
 		return build(under(PREFIX + ".provider-overload"), () -> new OverloadSettings(overload.isEnabled(),
 				overload.getDefaultDuration(), overload.getMaxDuration()));
+	}
+
+	private @Nullable LeaseSettings readLeases() {
+		LlmResilienceProperties.FleetLeasesProperties leases = this.properties.getPools().getFleetLeases();
+		return build(under(PREFIX + ".pools.fleet-leases"),
+				() -> new LeaseSettings(leases.isEnabled(), leases.getPeriod(), leases.getExchangeTimeout()));
 	}
 
 	/**

@@ -29,6 +29,7 @@ import io.github.llmresilience.fleet.Fleet;
 import io.github.llmresilience.fleet.FleetSync;
 import io.github.llmresilience.overload.ProviderOverloads;
 import io.github.llmresilience.pool.BucketSource;
+import io.github.llmresilience.pool.LeasedSupplies;
 import io.github.llmresilience.pool.SupplySource;
 import io.github.llmresilience.pool.PoolState;
 import io.github.llmresilience.pool.Pools;
@@ -97,16 +98,22 @@ public final class LlmResilience implements AutoCloseable {
 
 	private final Spend spend;
 
+	/**
+	 * Where each quota scope's capacity comes from on this pod: local parts or leases.
+	 */
+	private final SupplySource supplies;
+
 	LlmResilience(LlmResilienceBuilder builder, TargetRegistry registry, StateChanges events) {
 		UnclassifiedListener unclassified = UnclassifiedListeners.guarded(builder.unclassified);
 		LongSupplier nanoTime = CallContext.nanoTimeOf(builder.clock);
 		BucketSource buckets = (builder.buckets != null) ? builder.buckets : BucketSource.local(nanoTime);
+		this.supplies = builder.poolSupplies(nanoTime, SupplySource.of(buckets));
 		this.context = new CallContext(builder.clock, nanoTime, builder.retry,
 				new Backoff(builder.retry.backoffBase(), builder.retry.backoffMax(), builder.random),
 				builder.extractors, builder.unknownExceptions, unclassified,
 				CallObservers.of(List.of(builder.observer)), builder.timeouts.call(),
 				new ProviderOverloads(builder.clock, builder.overload, events),
-				new Pools(builder.pools, SupplySource.of(buckets), events), new AnswerBookkeeping());
+				new Pools(builder.pools, this.supplies, events), new AnswerBookkeeping());
 		this.scheduler = builder.scheduler;
 		this.alarms = (builder.scheduler instanceof CoalescingTimer timer && CallContext.isSystemTime(builder.clock))
 				? timer : null;
@@ -619,6 +626,10 @@ public final class LlmResilience implements AutoCloseable {
 	@Override
 	public void close() {
 		this.fleet.close();
+		if (this.supplies instanceof LeasedSupplies leases) {
+			// What this pod leased and did not use goes back to the fleet.
+			leases.release();
+		}
 	}
 
 	/**

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
 
 import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.canary.CanaryJudge;
@@ -26,6 +27,10 @@ import io.github.llmresilience.fleet.FleetSettings;
 import io.github.llmresilience.fleet.FleetStore;
 import io.github.llmresilience.overload.OverloadSettings;
 import io.github.llmresilience.pool.BucketSource;
+import io.github.llmresilience.pool.LeaseSettings;
+import io.github.llmresilience.pool.LeaseStore;
+import io.github.llmresilience.pool.LeasedSupplies;
+import io.github.llmresilience.pool.SupplySource;
 import io.github.llmresilience.pool.PartitionSettings;
 import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.spend.Price;
@@ -107,6 +112,10 @@ public final class LlmResilienceBuilder {
 	PartitionSettings pools = PartitionSettings.defaults();
 
 	@Nullable BucketSource buckets;
+
+	@Nullable LeaseStore leaseStore;
+
+	LeaseSettings leases = LeaseSettings.defaults();
 
 	@Nullable CanarySettings canary;
 
@@ -251,6 +260,35 @@ public final class LlmResilienceBuilder {
 	public LlmResilienceBuilder poolBuckets(@Nullable BucketSource buckets) {
 		this.buckets = buckets;
 		return this;
+	}
+
+	/**
+	 * In fleet mode with pools partitioned: lease each quota scope's capacity from one
+	 * shared bucket in the store, in slices sized to this pod's demand, rather than
+	 * partition an equal part of it (when {@code settings} are enabled).
+	 * @param store the fleet's lease buckets, such as a {@code RedisLeaseStore}
+	 * @param settings the period and the exchange's timeout
+	 */
+	public LlmResilienceBuilder poolLeases(LeaseStore store, LeaseSettings settings) {
+		this.leaseStore = Objects.requireNonNull(store);
+		this.leases = Objects.requireNonNull(settings);
+		return this;
+	}
+
+	/**
+	 * Where each scope's supply comes from: leases when {@link #poolLeases} set a store
+	 * and enabled them in fleet mode, each pod's equal part of the local buckets
+	 * otherwise ({@code parts}, also what a pod that cannot reach the store falls back
+	 * to). The leases' background runs on this builder's scheduler from now; the engine
+	 * releases them when it closes ({@link LeasedSupplies#release()}).
+	 */
+	SupplySource poolSupplies(LongSupplier nanoTime, SupplySource parts) {
+		if (this.leaseStore == null || !this.leases.enabled() || this.fleetStore == null) {
+			return parts;
+		}
+		LeasedSupplies leases = new LeasedSupplies(this.leaseStore, this.leases, this.fleetPod, nanoTime, parts);
+		leases.start(this.scheduler);
+		return leases;
 	}
 
 	/**

@@ -5,7 +5,8 @@
  * <p>
  * Engine-facing (public for the engine and the auto-configuration, not an API for
  * applications): {@link BucketSource}, {@link Grant}, {@link Pools}, {@link ReleasePace},
- * {@link ScopePartition}.
+ * {@link ScopePartition}, {@link ScopeSupply}, {@link SupplySource}, {@link LeaseStore},
+ * {@link LeasedSupplies}, {@link LeasedSupply}.
  */
 @NullMarked
 package io.github.llmresilience.pool;
