@@ -18,6 +18,7 @@ import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
@@ -34,6 +35,7 @@ import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.util.StringUtils;
 
 /**
  * Spring AI: for each chain whose targets name chat models
@@ -206,7 +208,8 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 				}
 				catch (NoSuchBeanDefinitionException ex) {
 					problems.add(new Problem(LlmResilienceProperties.PREFIX + ".targets." + target + ".chat-model",
-							PropertiesSettings.quote(bean), "must name a Spring AI ChatModel bean"));
+							PropertiesSettings.quote(bean),
+							"must name a Spring AI ChatModel bean" + whyMissing(beanFactory, bean)));
 				}
 			});
 			if (!problems.isEmpty()) {
@@ -214,6 +217,43 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 			}
 			return new ResilientChatModel(beanFactory.getBean(LlmResilience.class), chain, byTarget,
 					(fallback != null) ? fallback(beanFactory, chain, fallback.trim()) : null);
+		}
+
+		/**
+		 * What the application has instead of the missing chat model. A Spring AI starter
+		 * names its chat model for its class ({@code OpenAiChatModel} is
+		 * {@code openAiChatModel}) and backs off when the application declares a bean of
+		 * that class: a second model declared with the return type
+		 * {@code OpenAiChatModel} switches the first off. Said here because the missing
+		 * bean is all a user sees otherwise.
+		 */
+		static String whyMissing(BeanFactory beanFactory, String missing) {
+			if (!(beanFactory instanceof ListableBeanFactory listable)) {
+				return "";
+			}
+			List<String> models = new ArrayList<>();
+			@Nullable String replacing = null;
+			@Nullable Class<?> replacingType = null;
+			for (String name : listable.getBeanNamesForType(ChatModel.class, true, false)) {
+				Class<?> type = listable.getType(name, false);
+				if (type == null || ResilientChatModel.class.isAssignableFrom(type)) {
+					continue;
+				}
+				models.add(name);
+				if (replacing == null && StringUtils.uncapitalize(type.getSimpleName()).equals(missing)) {
+					replacing = name;
+					replacingType = type;
+				}
+			}
+			if (replacing != null && replacingType != null) {
+				return "; Spring AI's auto-configured " + PropertiesSettings.quote(missing)
+						+ " backs off when the application declares its own " + replacingType.getSimpleName()
+						+ " bean, and " + PropertiesSettings.quote(replacing)
+						+ " is one: declare it with the return type ChatModel (@Bean ChatModel " + replacing
+						+ "()) to keep both";
+			}
+			return models.isEmpty() ? "; the context has no ChatModel bean"
+					: "; the ChatModel beans are " + String.join(", ", models);
 		}
 
 		/**
