@@ -1,0 +1,31 @@
+package io.github.llmresilience.execute;
+
+/**
+ * Engine-facing: makes an attempt's trace current on the thread that opens it, until
+ * closed, so that a provider client's own observation (Spring AI's
+ * {@code gen_ai.client.operation}, a {@code RestClient}'s) started within becomes the
+ * attempt's child.
+ */
+@FunctionalInterface
+public interface AttemptScope {
+
+	/** No trace: opening it does nothing. */
+	AttemptScope NONE = () -> Opened.NOTHING;
+
+	/** Make the attempt's trace current on this thread. */
+	Opened open();
+
+	/** An opened scope; closed on the thread that opened it. */
+	@FunctionalInterface
+	interface Opened extends AutoCloseable {
+
+		/** Nothing was opened. */
+		Opened NOTHING = () -> {
+		};
+
+		@Override
+		void close();
+
+	}
+
+}
