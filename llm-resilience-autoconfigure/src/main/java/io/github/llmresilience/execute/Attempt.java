@@ -15,6 +15,7 @@ import io.github.llmresilience.target.Target;
 import io.github.llmresilience.usage.Usage;
 import io.github.llmresilience.usage.UsageReader;
 import org.jspecify.annotations.Nullable;
+import reactor.util.context.Context;
 
 /**
  * What one attempt of a call needs to know: where to send it, which attempt it is, how
@@ -100,6 +101,11 @@ public final class Attempt {
 	/** Opens the attempt's trace on the calling thread; close it on the same thread. */
 	AttemptScope.Opened openScope() {
 		return this.scope.open();
+	}
+
+	/** The attempt's trace in a Reactor context (see {@link AttemptScope#inReactor}). */
+	Context inReactor(Context context) {
+		return this.scope.inReactor(context);
 	}
 
 	void scope(AttemptScope scope) {

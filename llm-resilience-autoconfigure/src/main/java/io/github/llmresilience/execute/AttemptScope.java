@@ -1,5 +1,7 @@
 package io.github.llmresilience.execute;
 
+import reactor.util.context.Context;
+
 /**
  * Engine-facing: makes an attempt's trace current on the thread that opens it, until
  * closed, so that a provider client's own observation (Spring AI's
@@ -14,6 +16,15 @@ public interface AttemptScope {
 
 	/** Make the attempt's trace current on this thread. */
 	Opened open();
+
+	/**
+	 * The attempt's trace in the Reactor context of its call function's publisher, where
+	 * reactive clients find their parent (a {@code WebClient}'s exchange, Spring AI's
+	 * streams).
+	 */
+	default Context inReactor(Context context) {
+		return context;
+	}
 
 	/** An opened scope; closed on the thread that opened it. */
 	@FunctionalInterface

@@ -1,6 +1,7 @@
 package io.github.llmresilience.execute;
 
 import org.jspecify.annotations.Nullable;
+import reactor.util.context.ContextView;
 
 /**
  * Engine-facing: where each call's trace comes from (one Micrometer {@code Observation}
@@ -13,12 +14,14 @@ import org.jspecify.annotations.Nullable;
 public interface CallTracing {
 
 	/** No traces: the walk tells only the shared observers. */
-	CallTracing NONE = (chain) -> null;
+	CallTracing NONE = (chain, reactor) -> null;
 
 	/**
 	 * A call through the chain starts.
+	 * @param reactor the subscriber's Reactor context (empty for a blocking call), where
+	 * a reactive caller's own trace is found (a WebFlux request's)
 	 * @return its trace, or {@code null} for none
 	 */
-	@Nullable CallTrace start(String chain);
+	@Nullable CallTrace start(String chain, ContextView reactor);
 
 }

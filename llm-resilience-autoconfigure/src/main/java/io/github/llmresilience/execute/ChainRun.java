@@ -14,6 +14,8 @@ import io.github.llmresilience.pool.Grant;
 import io.github.llmresilience.pool.PoolSettings;
 import io.github.llmresilience.pool.ScopePartition;
 import org.jspecify.annotations.Nullable;
+import reactor.util.context.Context;
+import reactor.util.context.ContextView;
 
 /**
  * The state of one logical call as it walks its chain: which target is next, what each
@@ -114,14 +116,16 @@ final class ChainRun {
 	private final CallObserver observer;
 
 	ChainRun(CallContext context, String chain, TargetRuntime[] targets, CallOptions options) {
-		this(context, chain, targets, options, false);
+		this(context, chain, targets, options, false, Context.empty());
 	}
 
 	/**
 	 * @param streaming whether attempts are streams: timed to their first element, their
 	 * latency recorded as time to first token
+	 * @param reactor the subscriber's Reactor context, where a trace finds its parent
 	 */
-	ChainRun(CallContext context, String chain, TargetRuntime[] targets, CallOptions options, boolean streaming) {
+	ChainRun(CallContext context, String chain, TargetRuntime[] targets, CallOptions options, boolean streaming,
+			ContextView reactor) {
 		this.streaming = streaming;
 		this.context = context;
 		this.chain = chain;
@@ -132,7 +136,7 @@ final class ChainRun {
 		Duration deadline = (options.deadline() != null) ? options.deadline() : context.callTimeout();
 		this.deadlineNanos = this.startNanos + deadline.toNanos();
 		this.callId = new Attempt.CallId(options.idempotencyKey());
-		this.trace = context.tracing().start(chain);
+		this.trace = context.tracing().start(chain, reactor);
 		this.observer = (this.trace != null) ? CallObserver.of(List.of(context.observer(), this.trace))
 				: context.observer();
 	}

@@ -164,8 +164,8 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(chain, "chain");
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
-		return Mono.defer(() -> {
-			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options);
+		return Mono.deferContextual((reactor) -> {
+			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options, false, reactor);
 			return traced(run, next(run, call));
 		});
 	}
@@ -182,8 +182,8 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
 		Objects.requireNonNull(fallback, "fallback");
-		return Mono.defer(() -> {
-			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options);
+		return Mono.deferContextual((reactor) -> {
+			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options, false, reactor);
 			return traced(run,
 					next(run, call).onErrorResume(run::isExhaustion, (error) -> degraded(run, error, fallback)));
 		});
@@ -206,8 +206,8 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(target, "target");
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
-		return Mono.defer(() -> {
-			ChainRun run = new ChainRun(this.context, target, this.targets.single(target), options);
+		return Mono.deferContextual((reactor) -> {
+			ChainRun run = new ChainRun(this.context, target, this.targets.single(target), options, false, reactor);
 			return traced(run, next(run, call));
 		});
 	}
@@ -252,6 +252,9 @@ public final class LlmResilience implements AutoCloseable {
 			// settled.
 			source = Mono.error(thrown(target, ex));
 		}
+		if (run.traced()) {
+			source = source.contextWrite(attempt::inReactor);
+		}
 		return new TimedAttempt<>(source, run, target, attempt, this.scheduler, this.alarms)
 			.onErrorResume((error) -> switch (run.failed(target, attempt, error)) {
 				case RETRY -> Mono.delay(Duration.ofNanos(run.delayNanos()), this.scheduler)
@@ -280,8 +283,8 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(chain, "chain");
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
-		return Flux.defer(() -> {
-			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options, true);
+		return Flux.deferContextual((reactor) -> {
+			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options, true, reactor);
 			return traced(run, nextStream(run, call));
 		});
 	}
@@ -299,8 +302,8 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
 		Objects.requireNonNull(fallback, "fallback");
-		return Flux.defer(() -> {
-			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options, true);
+		return Flux.deferContextual((reactor) -> {
+			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options, true, reactor);
 			return traced(run, nextStream(run, call).onErrorResume(run::isExhaustion,
 					(error) -> degraded(run, error, fallback).flux()));
 		});
@@ -336,6 +339,9 @@ public final class LlmResilience implements AutoCloseable {
 		}
 		catch (Throwable ex) {
 			source = Flux.error(thrown(target, ex));
+		}
+		if (run.traced()) {
+			source = source.contextWrite(attempt::inReactor);
 		}
 		Duration stall = target.stall();
 		return source

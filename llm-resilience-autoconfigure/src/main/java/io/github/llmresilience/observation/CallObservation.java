@@ -15,6 +15,7 @@ import io.github.llmresilience.target.Target;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
+import reactor.util.context.Context;
 
 /**
  * One call's observation and its attempts'. The walk tells it in order, from whichever
@@ -44,9 +45,14 @@ final class CallObservation implements CallTrace {
 
 	private boolean ended;
 
-	CallObservation(ObservationRegistry registry, String chain) {
+	/**
+	 * @param parent the reactive caller's observation, from its Reactor context; else the
+	 * one current on this thread, if any, is the call's parent
+	 */
+	CallObservation(ObservationRegistry registry, String chain, @Nullable Observation parent) {
 		this.registry = registry;
 		this.call = Observation.createNotStarted(LlmObservations.CALL, registry)
+			.parentObservation((parent != null) ? parent : registry.getCurrentObservation())
 			.contextualName("llm chain " + chain)
 			.lowCardinalityKeyValue(LlmObservations.CHAIN, chain)
 			.start();
@@ -72,9 +78,17 @@ final class CallObservation implements CallTrace {
 			.lowCardinalityKeyValue(LlmObservations.RETRY, Boolean.toString(attempt.targetAttempt() > 1))
 			.start();
 		this.attempt = observation;
-		return () -> {
-			Observation.Scope scope = observation.openScope();
-			return scope::close;
+		return new AttemptScope() {
+			@Override
+			public Opened open() {
+				Observation.Scope scope = observation.openScope();
+				return scope::close;
+			}
+
+			@Override
+			public Context inReactor(Context context) {
+				return context.put(LlmObservations.REACTOR_KEY, observation);
+			}
 		};
 	}
 

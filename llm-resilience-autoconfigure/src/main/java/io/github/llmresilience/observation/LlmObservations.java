@@ -5,7 +5,9 @@ import java.util.Objects;
 import io.github.llmresilience.execute.CallTrace;
 import io.github.llmresilience.execute.CallTracing;
 import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
+import reactor.util.context.ContextView;
 
 /**
  * Each call's trace as Micrometer Observations: {@value #CALL} per call,
@@ -92,6 +94,13 @@ public final class LlmObservations implements CallTracing {
 	 */
 	public static final String RETRY_EVENT = "llm.resilience.retry.";
 
+	/**
+	 * Where Micrometer keeps the current observation in a Reactor context
+	 * ({@code ObservationThreadLocalAccessor.KEY}, spelt out: that class needs
+	 * Micrometer's context-propagation library, which an application may not have).
+	 */
+	static final String REACTOR_KEY = "micrometer.observation";
+
 	private final ObservationRegistry registry;
 
 	public LlmObservations(ObservationRegistry registry) {
@@ -99,11 +108,13 @@ public final class LlmObservations implements CallTracing {
 	}
 
 	@Override
-	public @Nullable CallTrace start(String chain) {
+	public @Nullable CallTrace start(String chain, ContextView reactor) {
 		if (this.registry.isNoop()) {
 			return null;
 		}
-		return new CallObservation(this.registry, chain);
+		Object parent = reactor.getOrDefault(REACTOR_KEY, null);
+		return new CallObservation(this.registry, chain,
+				(parent instanceof Observation observation) ? observation : null);
 	}
 
 }

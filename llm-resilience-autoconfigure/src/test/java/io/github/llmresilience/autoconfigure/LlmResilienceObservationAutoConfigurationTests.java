@@ -53,7 +53,7 @@ class LlmResilienceObservationAutoConfigurationTests {
 
 	@Test
 	void theApplicationsOwnTracingWins() {
-		CallTracing own = (chain) -> null;
+		CallTracing own = (chain, reactor) -> null;
 		this.runner.withBean(ObservationRegistry.class, TestObservationRegistry::create)
 			.withBean(CallTracing.class, () -> own)
 			.run((context) -> assertThat(context).getBean(CallTracing.class).isSameAs(own));

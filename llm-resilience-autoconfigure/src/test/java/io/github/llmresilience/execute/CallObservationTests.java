@@ -15,6 +15,8 @@ import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.util.context.Context;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -194,9 +196,31 @@ class CallObservationTests {
 	}
 
 	@Test
+	void aReactiveCallsParentIsTheObservationInItsReactorContextAndItsAttemptIsInTheCallFunctionsContext() {
+		this.h.provider.always("primary", Reply.ok(FakeProviderBodies.OK));
+		build("primary", "secondary");
+		Observation request = Observation.start("http.server.requests", this.registry);
+		List<String> seen = new CopyOnWriteArrayList<>();
+
+		String answer = this.h.time
+			.await(this.h.resilience.execute("chat", (attempt) -> Mono.deferContextual((reactor) -> {
+				Object current = reactor.getOrDefault("micrometer.observation", null);
+				seen.add((current instanceof Observation observation)
+						? low((Observation.Context) observation.getContextView(), LlmObservations.TARGET) : "none");
+				return this.h.webClientCall(attempt);
+			})).contextWrite(Context.of("micrometer.observation", request)), this.h.inFlight::get);
+		request.stop();
+
+		assertThat(answer).isEqualTo(FakeProviderBodies.OK);
+		assertThat(seen).containsExactly("primary");
+		Observation.Context call = named(LlmObservations.CALL).get(0);
+		assertThat(call.getParentObservation()).isSameAs(request);
+	}
+
+	@Test
 	void withoutARegistryOrWithMicrometersNoopOneTheCallHasNoTrace() {
-		assertThat(new LlmObservations(ObservationRegistry.NOOP).start("chat")).isNull();
-		assertThat(CallTracing.NONE.start("chat")).isNull();
+		assertThat(new LlmObservations(ObservationRegistry.NOOP).start("chat", Context.empty())).isNull();
+		assertThat(CallTracing.NONE.start("chat", Context.empty())).isNull();
 	}
 
 }
