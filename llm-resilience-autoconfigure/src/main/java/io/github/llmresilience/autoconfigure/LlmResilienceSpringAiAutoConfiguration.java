@@ -18,8 +18,10 @@ import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.FactoryBean;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.beans.factory.SmartFactoryBean;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
@@ -189,8 +191,17 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 				if (registry.containsBeanDefinition(name)) {
 					return;
 				}
-				RootBeanDefinition definition = new RootBeanDefinition(ResilientChatModel.class,
-						() -> chatModel(beanFactory, chain, models, fallback));
+				// A factory bean with its configuration as constructor arguments, not an
+				// instance supplier: Boot's AOT processing writes it out as code.
+				RootBeanDefinition definition = new RootBeanDefinition(ChainChatModelFactoryBean.class);
+				definition.getConstructorArgumentValues().addIndexedArgumentValue(0, chain);
+				definition.getConstructorArgumentValues()
+					.addIndexedArgumentValue(1, models.keySet().toArray(String[]::new));
+				definition.getConstructorArgumentValues()
+					.addIndexedArgumentValue(2, models.values().toArray(String[]::new));
+				definition.getConstructorArgumentValues()
+					.addIndexedArgumentValue(3, (fallback != null) ? fallback.trim() : "");
+				definition.setAttribute(FactoryBean.OBJECT_TYPE_ATTRIBUTE, ResilientChatModel.class);
 				// One chain: the application's ChatModel (and so its ChatClient.Builder)
 				// is the protected one; with several, each is picked by name.
 				definition.setPrimary(chains.size() == 1);
@@ -198,7 +209,7 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 			});
 		}
 
-		private static ResilientChatModel chatModel(BeanFactory beanFactory, String chain, Map<String, String> models,
+		static ResilientChatModel chatModel(BeanFactory beanFactory, String chain, Map<String, String> models,
 				@Nullable String fallback) {
 			Map<String, ChatModel> byTarget = new LinkedHashMap<>();
 			List<Problem> problems = new ArrayList<>();
@@ -286,6 +297,55 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 			}
 			Class<?> type = beanFactory.getType(name);
 			return (type != null) ? type.getName() : "of an unknown type";
+		}
+
+	}
+
+	/**
+	 * A chain's {@link ResilientChatModel}, made from the chain's name, its targets' chat
+	 * model beans and its fallback bean ({@code ""} for none).
+	 */
+	static final class ChainChatModelFactoryBean implements SmartFactoryBean<ResilientChatModel>, BeanFactoryAware {
+
+		private final String chain;
+
+		private final Map<String, String> models = new LinkedHashMap<>();
+
+		private final @Nullable String fallback;
+
+		private @Nullable BeanFactory beanFactory;
+
+		ChainChatModelFactoryBean(String chain, String[] targets, String[] beans, String fallback) {
+			this.chain = chain;
+			for (int i = 0; i < targets.length; i++) {
+				this.models.put(targets[i], beans[i]);
+			}
+			this.fallback = fallback.isEmpty() ? null : fallback;
+		}
+
+		@Override
+		public void setBeanFactory(BeanFactory beanFactory) {
+			this.beanFactory = beanFactory;
+		}
+
+		@Override
+		public ResilientChatModel getObject() {
+			BeanFactory beanFactory = this.beanFactory;
+			if (beanFactory == null) {
+				throw new IllegalStateException("No bean factory");
+			}
+			return ChainChatModelsRegistrar.chatModel(beanFactory, this.chain, this.models, this.fallback);
+		}
+
+		@Override
+		public Class<?> getObjectType() {
+			return ResilientChatModel.class;
+		}
+
+		/** Made at start-up: a misnamed chat model or fallback stops it there. */
+		@Override
+		public boolean isEagerInit() {
+			return true;
 		}
 
 	}
