@@ -19,8 +19,7 @@ public interface AttemptScope {
 
 	/**
 	 * The attempt's trace in the Reactor context of its call function's publisher, where
-	 * reactive clients find their parent (a {@code WebClient}'s exchange, Spring AI's
-	 * streams).
+	 * reactive clients look for their parent (a {@code WebClient}'s exchange does).
 	 */
 	default Context inReactor(Context context) {
 		return context;
