@@ -93,6 +93,8 @@ public final class BenchmarkRunner {
 
 	private static final String FLEET = FleetBenchmark.class.getName();
 
+	private static final String TRACING = TracingBenchmark.class.getName();
+
 	/** The group that also measures Redis commands (see {@link FleetRedisCommands}). */
 	static final String FLEET_GROUP = "fleet";
 
@@ -187,7 +189,9 @@ public final class BenchmarkRunner {
 		return List.of(new Group("success", SUCCESS + "\\.|" + PARTS + "\\.|" + COMPOSITION + "\\.", 1, calls),
 				new Group("contention-2", pair, 2, calls), new Group("contention-8", pair, 8, calls),
 				new Group("failfast", FAIL_FAST + "\\.", 1, calls), new Group("classify", CLASSIFY + "\\.", 1, compute),
-				new Group("json", jsonInclude, 1, json, true),
+				// On request: the whole run stays within the time docs/benchmarks.md
+				// gives.
+				new Group("tracing", TRACING + "\\.", 1, calls, true), new Group("json", jsonInclude, 1, json, true),
 				// Needs a Redis (LLM_RESILIENCE_REDIS_URL) and redis-server on the PATH.
 				new Group(FLEET_GROUP, FLEET + "\\.", 1, calls, true));
 	}
@@ -242,6 +246,13 @@ public final class BenchmarkRunner {
 					"former default: LlmResilience.call on Schedulers.parallel(), " + threads + " threads", baseline,
 					""));
 		}
+		rows.add(new Row("untraced@1", "traces: LlmResilience.call without an ObservationRegistry (baseline)", null,
+				""));
+		rows.add(new Row("noopRegistry@1", "traces: the same with ObservationRegistry.NOOP (no trace)", "untraced@1",
+				"<= 1.05"));
+		rows.add(new Row("observed@1",
+				"traces: the same with a registry and a do-nothing handler (a call and an attempt Observation)",
+				"untraced@1", ""));
 		String http = "http503Attempt@1";
 		rows.add(new Row(http, "one attempt: loopback HTTP 503, JDK HttpClient (baseline)", null, ""));
 		rows.add(new Row("breakerOpen@1", "fail fast: breaker open", http, "<= 0.001"));

@@ -32,7 +32,16 @@ class BenchmarkSetupTests {
 
 	private static final List<Class<?>> BENCHMARKS = List.of(SuccessPathBenchmark.class, HotPathPartsBenchmark.class,
 			FailFastBenchmark.class, ClassificationBenchmark.class, ProviderJsonBenchmark.class,
-			Resilience4jCompositionBenchmark.class, FleetBenchmark.class);
+			Resilience4jCompositionBenchmark.class, FleetBenchmark.class, TracingBenchmark.class);
+
+	@Test
+	void everyTracingBenchmarkAnswers() {
+		TracingBenchmark benchmark = new TracingBenchmark();
+		benchmark.setUp();
+		assertThat(benchmark.untraced()).isEqualTo(SuccessPathBenchmark.ANSWER);
+		assertThat(benchmark.noopRegistry()).isEqualTo(SuccessPathBenchmark.ANSWER);
+		assertThat(benchmark.observed()).isEqualTo(SuccessPathBenchmark.ANSWER);
+	}
 
 	@Test
 	void everySuccessPathBenchmarkAnswers() {
@@ -115,7 +124,7 @@ class BenchmarkSetupTests {
 		}
 		assertThat(BenchmarkRunner.plan(false)).filteredOn(BenchmarkRunner.Group::onRequest)
 			.extracting(BenchmarkRunner.Group::name)
-			.containsExactly("json", BenchmarkRunner.FLEET_GROUP);
+			.containsExactly("tracing", "json", BenchmarkRunner.FLEET_GROUP);
 	}
 
 	@Test

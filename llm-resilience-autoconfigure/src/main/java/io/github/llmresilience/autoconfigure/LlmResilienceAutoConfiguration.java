@@ -17,6 +17,7 @@ import io.github.llmresilience.classify.ProviderErrorClassifier;
 import io.github.llmresilience.classify.UnclassifiedListener;
 import io.github.llmresilience.classify.UnclassifiedListeners;
 import io.github.llmresilience.execute.CallObserver;
+import io.github.llmresilience.execute.CallTracing;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.execute.LlmResilienceBuilder;
 import io.github.llmresilience.extract.AnthropicSdkErrorExtractor;
@@ -167,7 +168,8 @@ public final class LlmResilienceAutoConfiguration {
 			@Qualifier("llmResilienceScheduler") ObjectProvider<Scheduler> scheduler,
 			@Qualifier("llmResilienceCircuitBreakerRegistry") CircuitBreakerRegistry circuitBreakers,
 			ObjectProvider<FleetStore> fleetStore, ObjectProvider<CanaryProbe> canaryProbe,
-			ObjectProvider<CanaryJudge> canaryJudge, ObjectProvider<LeaseStore> leaseStore) {
+			ObjectProvider<CanaryJudge> canaryJudge, ObjectProvider<LeaseStore> leaseStore,
+			ObjectProvider<CallTracing> tracing) {
 		List<CallObserver> allObservers = observers.orderedStream().toList();
 		LlmResilienceBuilder builder = LlmResilience.builder()
 			.clock(clock)
@@ -186,6 +188,7 @@ public final class LlmResilienceAutoConfiguration {
 			.spend(settings.spend())
 			.extractors(extractors)
 			.observer(CallObserver.of(allObservers))
+			.tracing(tracing.getIfAvailable(() -> CallTracing.NONE))
 			.unclassifiedListener(UnclassifiedListeners.of(listeners.orderedStream().toList()))
 			.unknownExceptions(settings.unknownExceptions());
 		registry.targets().values().forEach((target) -> builder.target(target, settings.targetOptions(target.name())));

@@ -18,7 +18,10 @@ import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.FactoryBean;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.beans.factory.SmartFactoryBean;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.RootBeanDefinition;
@@ -34,6 +37,7 @@ import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.util.StringUtils;
 
 /**
  * Spring AI: for each chain whose targets name chat models
@@ -187,8 +191,17 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 				if (registry.containsBeanDefinition(name)) {
 					return;
 				}
-				RootBeanDefinition definition = new RootBeanDefinition(ResilientChatModel.class,
-						() -> chatModel(beanFactory, chain, models, fallback));
+				// A factory bean with its configuration as constructor arguments, not an
+				// instance supplier: Boot's AOT processing writes it out as code.
+				RootBeanDefinition definition = new RootBeanDefinition(ChainChatModelFactoryBean.class);
+				definition.getConstructorArgumentValues().addIndexedArgumentValue(0, chain);
+				definition.getConstructorArgumentValues()
+					.addIndexedArgumentValue(1, models.keySet().toArray(String[]::new));
+				definition.getConstructorArgumentValues()
+					.addIndexedArgumentValue(2, models.values().toArray(String[]::new));
+				definition.getConstructorArgumentValues()
+					.addIndexedArgumentValue(3, (fallback != null) ? fallback.trim() : "");
+				definition.setAttribute(FactoryBean.OBJECT_TYPE_ATTRIBUTE, ResilientChatModel.class);
 				// One chain: the application's ChatModel (and so its ChatClient.Builder)
 				// is the protected one; with several, each is picked by name.
 				definition.setPrimary(chains.size() == 1);
@@ -196,7 +209,7 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 			});
 		}
 
-		private static ResilientChatModel chatModel(BeanFactory beanFactory, String chain, Map<String, String> models,
+		static ResilientChatModel chatModel(BeanFactory beanFactory, String chain, Map<String, String> models,
 				@Nullable String fallback) {
 			Map<String, ChatModel> byTarget = new LinkedHashMap<>();
 			List<Problem> problems = new ArrayList<>();
@@ -206,7 +219,8 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 				}
 				catch (NoSuchBeanDefinitionException ex) {
 					problems.add(new Problem(LlmResilienceProperties.PREFIX + ".targets." + target + ".chat-model",
-							PropertiesSettings.quote(bean), "must name a Spring AI ChatModel bean"));
+							PropertiesSettings.quote(bean),
+							"must name a Spring AI ChatModel bean" + whyMissing(beanFactory, bean)));
 				}
 			});
 			if (!problems.isEmpty()) {
@@ -214,6 +228,43 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 			}
 			return new ResilientChatModel(beanFactory.getBean(LlmResilience.class), chain, byTarget,
 					(fallback != null) ? fallback(beanFactory, chain, fallback.trim()) : null);
+		}
+
+		/**
+		 * What the application has instead of the missing chat model. A Spring AI starter
+		 * names its chat model for its class ({@code OpenAiChatModel} is
+		 * {@code openAiChatModel}) and backs off when the application declares a bean of
+		 * that class: a second model declared with the return type
+		 * {@code OpenAiChatModel} switches the first off. Said here because the missing
+		 * bean is all a user sees otherwise.
+		 */
+		static String whyMissing(BeanFactory beanFactory, String missing) {
+			if (!(beanFactory instanceof ListableBeanFactory listable)) {
+				return "";
+			}
+			List<String> models = new ArrayList<>();
+			@Nullable String replacing = null;
+			@Nullable Class<?> replacingType = null;
+			for (String name : listable.getBeanNamesForType(ChatModel.class, true, false)) {
+				Class<?> type = listable.getType(name, false);
+				if (type == null || ResilientChatModel.class.isAssignableFrom(type)) {
+					continue;
+				}
+				models.add(name);
+				if (replacing == null && StringUtils.uncapitalize(type.getSimpleName()).equals(missing)) {
+					replacing = name;
+					replacingType = type;
+				}
+			}
+			if (replacing != null && replacingType != null) {
+				return "; Spring AI's auto-configured " + PropertiesSettings.quote(missing)
+						+ " backs off when the application declares its own " + replacingType.getSimpleName()
+						+ " bean, and " + PropertiesSettings.quote(replacing)
+						+ " is one: declare it with the return type ChatModel (@Bean ChatModel " + replacing
+						+ "()) to keep both";
+			}
+			return models.isEmpty() ? "; the context has no ChatModel bean"
+					: "; the ChatModel beans are " + String.join(", ", models);
 		}
 
 		/**
@@ -246,6 +297,55 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 			}
 			Class<?> type = beanFactory.getType(name);
 			return (type != null) ? type.getName() : "of an unknown type";
+		}
+
+	}
+
+	/**
+	 * A chain's {@link ResilientChatModel}, made from the chain's name, its targets' chat
+	 * model beans and its fallback bean ({@code ""} for none).
+	 */
+	static final class ChainChatModelFactoryBean implements SmartFactoryBean<ResilientChatModel>, BeanFactoryAware {
+
+		private final String chain;
+
+		private final Map<String, String> models = new LinkedHashMap<>();
+
+		private final @Nullable String fallback;
+
+		private @Nullable BeanFactory beanFactory;
+
+		ChainChatModelFactoryBean(String chain, String[] targets, String[] beans, String fallback) {
+			this.chain = chain;
+			for (int i = 0; i < targets.length; i++) {
+				this.models.put(targets[i], beans[i]);
+			}
+			this.fallback = fallback.isEmpty() ? null : fallback;
+		}
+
+		@Override
+		public void setBeanFactory(BeanFactory beanFactory) {
+			this.beanFactory = beanFactory;
+		}
+
+		@Override
+		public ResilientChatModel getObject() {
+			BeanFactory beanFactory = this.beanFactory;
+			if (beanFactory == null) {
+				throw new IllegalStateException("No bean factory");
+			}
+			return ChainChatModelsRegistrar.chatModel(beanFactory, this.chain, this.models, this.fallback);
+		}
+
+		@Override
+		public Class<?> getObjectType() {
+			return ResilientChatModel.class;
+		}
+
+		/** Made at start-up: a misnamed chat model or fallback stops it there. */
+		@Override
+		public boolean isEagerInit() {
+			return true;
 		}
 
 	}

@@ -8,12 +8,14 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
 
 import io.github.llmresilience.classify.ProviderResponse;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.usage.Usage;
 import io.github.llmresilience.usage.UsageReader;
 import org.jspecify.annotations.Nullable;
+import reactor.util.context.Context;
 
 /**
  * What one attempt of a call needs to know: where to send it, which attempt it is, how
@@ -69,6 +71,9 @@ public final class Attempt {
 	/** Usage reported by the caller or read from stream events, or {@code null}. */
 	private volatile @Nullable Usage usage;
 
+	/** What makes the attempt's trace current on a thread; none without tracing. */
+	private volatile AttemptScope scope = AttemptScope.NONE;
+
 	Attempt(String chain, Target target, int number, int targetAttempt, Duration timeout, long timeLeftNanos,
 			CallId callId) {
 		this.chain = chain;
@@ -78,6 +83,33 @@ public final class Attempt {
 		this.timeout = timeout;
 		this.timeLeftNanos = timeLeftNanos;
 		this.callId = callId;
+	}
+
+	/**
+	 * Run {@code work} with this attempt's trace current on this thread (an
+	 * {@code Observation} when tracing is on, else nothing): a provider client's own
+	 * observation started within (Spring AI's {@code gen_ai.client.operation}) becomes
+	 * the attempt's child. The engine does so around the call function; a call function
+	 * that hands the request to another thread calls this there.
+	 */
+	public <T extends @Nullable Object> T inScope(Supplier<T> work) {
+		try (AttemptScope.Opened opened = this.scope.open()) {
+			return work.get();
+		}
+	}
+
+	/** Opens the attempt's trace on the calling thread; close it on the same thread. */
+	AttemptScope.Opened openScope() {
+		return this.scope.open();
+	}
+
+	/** The attempt's trace in a Reactor context (see {@link AttemptScope#inReactor}). */
+	Context inReactor(Context context) {
+		return this.scope.inReactor(context);
+	}
+
+	void scope(AttemptScope scope) {
+		this.scope = scope;
 	}
 
 	/** The chain the call runs through. */

@@ -34,10 +34,12 @@ import org.jspecify.annotations.Nullable;
  * @param overloads the providers marked overloaded, whose targets chains try last
  * @param pools the traffic classes: their waits, and each quota scope's partition
  * @param bookkeeping what logs a step of the bookkeeping after an answer that failed
+ * @param tracing where each call's trace comes from
  */
 record CallContext(Clock clock, LongSupplier nanoTime, RetrySettings retry, Backoff backoff, ErrorExtractors extractors,
 		UnknownExceptions unknownExceptions, UnclassifiedListener unclassified, CallObserver observer,
-		Duration callTimeout, ProviderOverloads overloads, Pools pools, AnswerBookkeeping bookkeeping) {
+		Duration callTimeout, ProviderOverloads overloads, Pools pools, AnswerBookkeeping bookkeeping,
+		CallTracing tracing) {
 
 	long now() {
 		return this.nanoTime.getAsLong();

@@ -14,6 +14,8 @@ import io.github.llmresilience.pool.Grant;
 import io.github.llmresilience.pool.PoolSettings;
 import io.github.llmresilience.pool.ScopePartition;
 import org.jspecify.annotations.Nullable;
+import reactor.util.context.Context;
+import reactor.util.context.ContextView;
 
 /**
  * The state of one logical call as it walks its chain: which target is next, what each
@@ -107,15 +109,23 @@ final class ChainRun {
 	/** The exception that ended the call when no target could serve, once it has. */
 	private @Nullable LlmUnavailableException exhaustion;
 
+	/** The call's trace, or {@code null} without tracing. */
+	private final @Nullable CallTrace trace;
+
+	/** The shared observers, and the call's trace with them when there is one. */
+	private final CallObserver observer;
+
 	ChainRun(CallContext context, String chain, TargetRuntime[] targets, CallOptions options) {
-		this(context, chain, targets, options, false);
+		this(context, chain, targets, options, false, Context.empty());
 	}
 
 	/**
 	 * @param streaming whether attempts are streams: timed to their first element, their
 	 * latency recorded as time to first token
+	 * @param reactor the subscriber's Reactor context, where a trace finds its parent
 	 */
-	ChainRun(CallContext context, String chain, TargetRuntime[] targets, CallOptions options, boolean streaming) {
+	ChainRun(CallContext context, String chain, TargetRuntime[] targets, CallOptions options, boolean streaming,
+			ContextView reactor) {
 		this.streaming = streaming;
 		this.context = context;
 		this.chain = chain;
@@ -126,6 +136,9 @@ final class ChainRun {
 		Duration deadline = (options.deadline() != null) ? options.deadline() : context.callTimeout();
 		this.deadlineNanos = this.startNanos + deadline.toNanos();
 		this.callId = new Attempt.CallId(options.idempotencyKey());
+		this.trace = context.tracing().start(chain, reactor);
+		this.observer = (this.trace != null) ? CallObserver.of(List.of(context.observer(), this.trace))
+				: context.observer();
 	}
 
 	long delayNanos() {
@@ -159,7 +172,7 @@ final class ChainRun {
 			}
 			if (skip != null) {
 				step(skip);
-				this.context.observer().onSkipped(this.chain, target.target(), skip.skipped());
+				this.observer.onSkipped(this.chain, target.target(), skip.skipped());
 				continue;
 			}
 			this.targetAttempts = 0;
@@ -212,7 +225,7 @@ final class ChainRun {
 		if (this.waitExtendsDeadline) {
 			this.deadlineNanos += nanos;
 		}
-		this.context.observer().onPoolWait(this.chain, this.pool.name(), nanos);
+		this.observer.onPoolWait(this.chain, this.pool.name(), nanos);
 		return nanos;
 	}
 
@@ -277,7 +290,7 @@ final class ChainRun {
 	 */
 	@Nullable TargetRuntime afterBackoff(TargetRuntime target) {
 		this.backoffNanos += this.delayNanos;
-		this.context.observer().onBackoff(this.chain, target.target(), this.delayNanos);
+		this.observer.onBackoff(this.chain, target.target(), this.delayNanos);
 		ChainStep skip = target.acquire();
 		if (skip == null) {
 			Grant last = this.grant;
@@ -288,7 +301,7 @@ final class ChainRun {
 			return target;
 		}
 		step(skip);
-		this.context.observer().onSkipped(this.chain, target.target(), skip.skipped());
+		this.observer.onSkipped(this.chain, target.target(), skip.skipped());
 		return nextTarget();
 	}
 
@@ -320,6 +333,9 @@ final class ChainRun {
 		Attempt attempt = new Attempt(this.chain, target.target(), this.attempts, this.targetAttempts, timeout, left,
 				this.callId);
 		attempt.startNanos(start);
+		if (this.trace != null) {
+			attempt.scope(this.trace.attemptStarted(attempt));
+		}
 		return attempt;
 	}
 
@@ -333,7 +349,19 @@ final class ChainRun {
 	}
 
 	CallObserver observer() {
-		return this.context.observer();
+		return this.observer;
+	}
+
+	/** Whether the call has a trace to be told when it ends. */
+	boolean traced() {
+		return this.trace != null;
+	}
+
+	/** The call ended (see {@link CallTrace#ended}). */
+	void ended(@Nullable Throwable error) {
+		if (this.trace != null) {
+			this.trace.ended(error);
+		}
 	}
 
 	/** Monotonic time now. */
@@ -360,7 +388,7 @@ final class ChainRun {
 		catch (RuntimeException | LinkageError | AssertionError ex) {
 			this.context.bookkeeping().failed(AnswerBookkeeping.Step.PACE, target, ex);
 		}
-		CallObserver observer = this.context.observer();
+		CallObserver observer = this.observer;
 		observer.onAttempt(this.chain, target.target(), Verdict.success(), nanos);
 		if (!answer.isEmpty()) {
 			observer.onAnswer(this.chain, target.target(), answer);
@@ -425,7 +453,7 @@ final class ChainRun {
 		settleGrant(target, (verdict.outcome() == Outcome.SUCCESS) ? -1 : 0, null);
 		target.record(nanos, verdict, verdict, error, false, now());
 		step(new ChainStep(target.name(), this.targetAttempts, verdict, null, Duration.ofNanos(nanos), null));
-		CallObserver observer = this.context.observer();
+		CallObserver observer = this.observer;
 		observer.onAttempt(this.chain, target.target(), verdict, nanos);
 		Outcome outcome = verdict.outcome();
 		if (outcome == Outcome.SUCCESS) {
@@ -485,7 +513,7 @@ final class ChainRun {
 		Verdict recorded = cause.outcome().isCallersFault() ? cause
 				: Verdict.of(Outcome.STREAM_INTERRUPTED, cause.waitHint().orElse(null), cause.errorType().orElse(null));
 		target.record(nanos, recorded, cause, error, true, now());
-		CallObserver observer = this.context.observer();
+		CallObserver observer = this.observer;
 		observer.onAttempt(this.chain, target.target(), recorded, nanos);
 		if (cause.outcome().isCallersFault()) {
 			observer.onRejected(this.chain, target.target(), cause, this.context.now() - this.startNanos);
@@ -561,7 +589,7 @@ final class ChainRun {
 		LlmUnavailableException exception = new LlmUnavailableException(this.chain, all, allThrottled,
 				(earliest != null) ? earliest : now, reason, this.lastError);
 		long callNanos = this.context.now() - this.startNanos;
-		CallObserver observer = this.context.observer();
+		CallObserver observer = this.observer;
 		observer.onUnavailable(this.chain, exception, callNanos);
 		observer.onCallEnded(this.chain, callNanos, this.backoffNanos);
 		this.exhaustion = exception;

@@ -113,7 +113,7 @@ public final class LlmResilience implements AutoCloseable {
 				builder.extractors, builder.unknownExceptions, unclassified,
 				CallObservers.of(List.of(builder.observer)), builder.timeouts.call(),
 				new ProviderOverloads(builder.clock, builder.overload, events),
-				new Pools(builder.pools, this.supplies, events), new AnswerBookkeeping());
+				new Pools(builder.pools, this.supplies, events), new AnswerBookkeeping(), builder.tracing);
 		this.scheduler = builder.scheduler;
 		this.alarms = (builder.scheduler instanceof CoalescingTimer timer && CallContext.isSystemTime(builder.clock))
 				? timer : null;
@@ -172,9 +172,9 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(chain, "chain");
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
-		return Mono.defer(() -> {
-			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options);
-			return next(run, call);
+		return Mono.deferContextual((reactor) -> {
+			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options, false, reactor);
+			return traced(run, next(run, call));
 		});
 	}
 
@@ -190,9 +190,10 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
 		Objects.requireNonNull(fallback, "fallback");
-		return Mono.defer(() -> {
-			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options);
-			return next(run, call).onErrorResume(run::isExhaustion, (error) -> degraded(run, error, fallback));
+		return Mono.deferContextual((reactor) -> {
+			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options, false, reactor);
+			return traced(run,
+					next(run, call).onErrorResume(run::isExhaustion, (error) -> degraded(run, error, fallback)));
 		});
 	}
 
@@ -213,9 +214,9 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(target, "target");
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
-		return Mono.defer(() -> {
-			ChainRun run = new ChainRun(this.context, target, this.targets.single(target), options);
-			return next(run, call);
+		return Mono.deferContextual((reactor) -> {
+			ChainRun run = new ChainRun(this.context, target, this.targets.single(target), options, false, reactor);
+			return traced(run, next(run, call));
 		});
 	}
 
@@ -249,13 +250,18 @@ public final class LlmResilience implements AutoCloseable {
 		}
 		Mono<T> source;
 		try {
-			source = Objects.requireNonNull(call.call(attempt), "TargetCall returned null");
+			try (AttemptScope.Opened scope = attempt.openScope()) {
+				source = Objects.requireNonNull(call.call(attempt), "TargetCall returned null");
+			}
 		}
 		catch (Throwable ex) {
 			// Checked exceptions thrown sneakily, AssertionErrors: whatever the call
 			// function throws goes the way of an error signal, so that its permit is
 			// settled.
 			source = Mono.error(thrown(target, ex));
+		}
+		if (run.traced()) {
+			source = source.contextWrite(attempt::inReactor);
 		}
 		return new TimedAttempt<>(source, run, target, attempt, this.scheduler, this.alarms)
 			.onErrorResume((error) -> switch (run.failed(target, attempt, error)) {
@@ -285,8 +291,10 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(chain, "chain");
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
-		return Flux
-			.defer(() -> nextStream(new ChainRun(this.context, chain, this.targets.chain(chain), options, true), call));
+		return Flux.deferContextual((reactor) -> {
+			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options, true, reactor);
+			return traced(run, nextStream(run, call));
+		});
 	}
 
 	/**
@@ -302,10 +310,10 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
 		Objects.requireNonNull(fallback, "fallback");
-		return Flux.defer(() -> {
-			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options, true);
-			return nextStream(run, call).onErrorResume(run::isExhaustion,
-					(error) -> degraded(run, error, fallback).flux());
+		return Flux.deferContextual((reactor) -> {
+			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options, true, reactor);
+			return traced(run, nextStream(run, call).onErrorResume(run::isExhaustion,
+					(error) -> degraded(run, error, fallback).flux()));
 		});
 	}
 
@@ -333,10 +341,15 @@ public final class LlmResilience implements AutoCloseable {
 		StreamProgress progress = new StreamProgress();
 		Flux<T> source;
 		try {
-			source = Objects.requireNonNull(call.call(attempt), "StreamingTargetCall returned null");
+			try (AttemptScope.Opened scope = attempt.openScope()) {
+				source = Objects.requireNonNull(call.call(attempt), "StreamingTargetCall returned null");
+			}
 		}
 		catch (Throwable ex) {
 			source = Flux.error(thrown(target, ex));
+		}
+		if (run.traced()) {
+			source = source.contextWrite(attempt::inReactor);
 		}
 		Duration stall = target.stall();
 		return source
@@ -402,7 +415,7 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(chain, "chain");
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
-		return run(new ChainRun(this.context, chain, this.targets.chain(chain), options), call);
+		return traced(new ChainRun(this.context, chain, this.targets.chain(chain), options), call);
 	}
 
 	/**
@@ -419,6 +432,19 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(call, "call");
 		Objects.requireNonNull(fallback, "fallback");
 		ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options);
+		T value;
+		try {
+			value = degradedRun(run, call, fallback);
+		}
+		catch (RuntimeException | Error ex) {
+			run.ended(ex);
+			throw ex;
+		}
+		run.ended(null);
+		return value;
+	}
+
+	private <T> T degradedRun(ChainRun run, BlockingTargetCall<T> call, LlmFallback<? extends T> fallback) {
 		try {
 			return run(run, call);
 		}
@@ -435,6 +461,43 @@ public final class LlmResilience implements AutoCloseable {
 		}
 	}
 
+	/** A blocking call whose trace, when it has one, is told how it ended. */
+	private <T> T traced(ChainRun run, BlockingTargetCall<T> call) {
+		if (!run.traced()) {
+			return run(run, call);
+		}
+		T value;
+		try {
+			value = run(run, call);
+		}
+		catch (RuntimeException | Error ex) {
+			run.ended(ex);
+			throw ex;
+		}
+		run.ended(null);
+		return value;
+	}
+
+	/** A reactive call whose trace, when it has one, is told how it ended. */
+	private static <T> Mono<T> traced(ChainRun run, Mono<T> call) {
+		if (!run.traced()) {
+			return call;
+		}
+		return call.doOnSuccess((value) -> run.ended(null))
+			.doOnError(run::ended)
+			.doOnCancel(() -> run.ended(new CancellationException("Cancelled")));
+	}
+
+	/** A streaming call whose trace, when it has one, is told how it ended. */
+	private static <T> Flux<T> traced(ChainRun run, Flux<T> call) {
+		if (!run.traced()) {
+			return call;
+		}
+		return call.doOnComplete(() -> run.ended(null))
+			.doOnError(run::ended)
+			.doOnCancel(() -> run.ended(new CancellationException("Cancelled")));
+	}
+
 	/**
 	 * Run a blocking call against one target, without a chain: the same gate, account,
 	 * breaker, classification and retries, no failover.
@@ -443,7 +506,7 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(target, "target");
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
-		return run(new ChainRun(this.context, target, this.targets.single(target), options), call);
+		return traced(new ChainRun(this.context, target, this.targets.single(target), options), call);
 	}
 
 	private <T> T run(ChainRun run, BlockingTargetCall<T> call) {
@@ -481,7 +544,7 @@ public final class LlmResilience implements AutoCloseable {
 			}
 			T value = null;
 			Throwable error = null;
-			try {
+			try (AttemptScope.Opened scope = attempt.openScope()) {
 				value = call.call(attempt);
 			}
 			catch (Throwable ex) {

@@ -87,6 +87,8 @@ public final class LlmResilienceBuilder {
 
 	CallObserver observer = CallObserver.NONE;
 
+	CallTracing tracing = CallTracing.NONE;
+
 	UnclassifiedListener unclassified = UnclassifiedListener.NONE;
 
 	UnknownExceptions unknownExceptions = UnknownExceptions.CALLER;
@@ -332,6 +334,15 @@ public final class LlmResilienceBuilder {
 
 	public LlmResilienceBuilder observer(CallObserver observer) {
 		this.observer = Objects.requireNonNull(observer);
+		return this;
+	}
+
+	/**
+	 * Where each call's trace comes from (the auto-configuration passes Micrometer
+	 * Observations when there is an {@code ObservationRegistry}); none by default.
+	 */
+	public LlmResilienceBuilder tracing(CallTracing tracing) {
+		this.tracing = Objects.requireNonNull(tracing);
 		return this;
 	}
 

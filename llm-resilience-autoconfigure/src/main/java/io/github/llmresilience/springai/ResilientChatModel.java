@@ -134,7 +134,9 @@ public final class ResilientChatModel implements ChatModel {
 			return Mono.fromCallable(() -> {
 				ChatModel model = model(attempt);
 				try {
-					return reported(attempt, model.call(forTarget(prompt, attempt, model)));
+					// In the attempt's trace: Spring AI's own observation of the request
+					// is the attempt's child.
+					return reported(attempt, attempt.inScope(() -> model.call(forTarget(prompt, attempt, model))));
 				}
 				catch (RuntimeException ex) {
 					// An attempt left at its timeout is interrupted; what its client then
