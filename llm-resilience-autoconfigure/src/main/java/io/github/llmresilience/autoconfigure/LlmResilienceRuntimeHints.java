@@ -21,7 +21,7 @@ public final class LlmResilienceRuntimeHints implements RuntimeHintsRegistrar {
 
 	/** The classpath resources the starter reads. */
 	static final List<String> RESOURCES = List.of("io/github/llmresilience/data/redis/fleet-sync.lua",
-			"io/github/llmresilience/actuate/status-page.html",
+			"io/github/llmresilience/data/redis/lease-exchange.lua", "io/github/llmresilience/actuate/status-page.html",
 			"io/github/llmresilience/classify/vendor/families/*.txt");
 
 	/** The types Jackson writes, with everything they reach. */
