@@ -19,6 +19,9 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.FactoryBean;
+import org.springframework.beans.factory.SmartFactoryBean;
+import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
 import org.springframework.beans.factory.support.RootBeanDefinition;
@@ -178,22 +181,29 @@ public final class LlmResilienceLangChain4jAutoConfiguration {
 			if (!problems.isEmpty()) {
 				throw new InvalidLlmResiliencePropertiesException(problems);
 			}
-			chatChains.forEach((chain, models) -> register(registry, chain + CHAT_SUFFIX, ResilientChatModel.class,
-					chatChains.size() == 1, beans, () -> new ResilientChatModel(beans.getBean(LlmResilience.class),
-							chain, resolved(beans, models, ChatModel.class))));
-			streamingChains.forEach((chain, models) -> register(registry, chain + STREAMING_SUFFIX,
-					ResilientStreamingChatModel.class, streamingChains.size() == 1, beans,
-					() -> new ResilientStreamingChatModel(beans.getBean(LlmResilience.class), chain,
-							resolved(beans, models, StreamingChatModel.class))));
+			chatChains.forEach((chain, models) -> register(registry, chain + CHAT_SUFFIX, chain, models, false,
+					chatChains.size() == 1));
+			streamingChains.forEach((chain, models) -> register(registry, chain + STREAMING_SUFFIX, chain, models, true,
+					streamingChains.size() == 1));
 		}
 
-		private static <T> void register(BeanDefinitionRegistry registry, String name, Class<T> type, boolean primary,
-				BeanFactory beans, java.util.function.Supplier<T> supplier) {
+		private static void register(BeanDefinitionRegistry registry, String name, String chain,
+				Map<String, String> models, boolean streaming, boolean primary) {
 			if (registry.containsBeanDefinition(name)) {
 				// A bean of that name of the application's own wins.
 				return;
 			}
-			RootBeanDefinition definition = new RootBeanDefinition(type, supplier);
+			// A factory bean with its configuration as constructor arguments, not an
+			// instance supplier: Boot's AOT processing writes it out as code.
+			RootBeanDefinition definition = new RootBeanDefinition(ChainModelFactoryBean.class);
+			definition.getConstructorArgumentValues().addIndexedArgumentValue(0, chain);
+			definition.getConstructorArgumentValues()
+				.addIndexedArgumentValue(1, models.keySet().toArray(String[]::new));
+			definition.getConstructorArgumentValues()
+				.addIndexedArgumentValue(2, models.values().toArray(String[]::new));
+			definition.getConstructorArgumentValues().addIndexedArgumentValue(3, streaming);
+			definition.setAttribute(FactoryBean.OBJECT_TYPE_ATTRIBUTE,
+					streaming ? ResilientStreamingChatModel.class : ResilientChatModel.class);
 			// One chain: the application's ChatModel (or StreamingChatModel) injection
 			// points without a qualifier get the protected one.
 			definition.setPrimary(primary);
@@ -208,6 +218,72 @@ public final class LlmResilienceLangChain4jAutoConfiguration {
 
 		@Override
 		public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
+		}
+
+	}
+
+	/**
+	 * A chain's failover model over LangChain4j models, made from the chain's name, its
+	 * targets' model beans and whether they stream.
+	 */
+	static final class ChainModelFactoryBean implements SmartFactoryBean<Object>, BeanFactoryAware {
+
+		private final String chain;
+
+		private final Map<String, String> models = new LinkedHashMap<>();
+
+		private final boolean streaming;
+
+		private @Nullable BeanFactory beanFactory;
+
+		private @Nullable Object model;
+
+		ChainModelFactoryBean(String chain, String[] targets, String[] beans, boolean streaming) {
+			this.chain = chain;
+			for (int i = 0; i < targets.length; i++) {
+				this.models.put(targets[i], beans[i]);
+			}
+			this.streaming = streaming;
+		}
+
+		@Override
+		public void setBeanFactory(BeanFactory beanFactory) {
+			this.beanFactory = beanFactory;
+		}
+
+		/** The model, made once: every lookup by name or by type gets the same. */
+		@Override
+		public synchronized Object getObject() {
+			Object model = this.model;
+			if (model == null) {
+				model = create();
+				this.model = model;
+			}
+			return model;
+		}
+
+		private Object create() {
+			BeanFactory beans = this.beanFactory;
+			if (beans == null) {
+				throw new IllegalStateException("No bean factory");
+			}
+			LlmResilience resilience = beans.getBean(LlmResilience.class);
+			return this.streaming
+					? new ResilientStreamingChatModel(resilience, this.chain,
+							ChainModelsRegistrar.resolved(beans, this.models, StreamingChatModel.class))
+					: new ResilientChatModel(resilience, this.chain,
+							ChainModelsRegistrar.resolved(beans, this.models, ChatModel.class));
+		}
+
+		@Override
+		public Class<?> getObjectType() {
+			return this.streaming ? ResilientStreamingChatModel.class : ResilientChatModel.class;
+		}
+
+		/** Made at start-up, as the beans it protects are. */
+		@Override
+		public boolean isEagerInit() {
+			return true;
 		}
 
 	}
