@@ -92,6 +92,16 @@ final class CallWait {
 	/** How long the call has stood in scopes' lines so far. */
 	private long shareWaitedNanos;
 
+	/**
+	 * When the current wait began: what it took is counted when it ends, as time on the
+	 * monotonic source, not as the wait asked for (a timer fires late on a busy machine,
+	 * and a line's short looks add up).
+	 */
+	private long waitSince;
+
+	/** Whether the current wait is a turn in a scope's line (else a gate's). */
+	private boolean waitingShare;
+
 	/** Where the current walk of the chain starts in the call's steps. */
 	private int walkStart;
 
@@ -261,13 +271,11 @@ final class CallWait {
 			// meets again holds the ones behind it without a request. (In a line, each
 			// call's wait already counts the calls before it.)
 			wait = Math.min(wait + Math.min(ahead, MAX_STAGGER) * STAGGER_NANOS, Math.max(left, MIN_WAIT_NANOS));
-			this.gateWaitedNanos += wait;
-		}
-		else {
-			this.shareWaitedNanos += wait;
 		}
 		this.queued = true;
 		this.queuedScope = partition;
+		this.waitingShare = share;
+		this.waitSince = now();
 		return wait;
 	}
 
@@ -282,7 +290,8 @@ final class CallWait {
 		this.queued = true;
 		this.queuedScope = null;
 		this.waitedGate = gate;
-		this.gateWaitedNanos += PACE_NANOS;
+		this.waitingShare = false;
+		this.waitSince = now();
 		return PACE_NANOS;
 	}
 
@@ -314,6 +323,15 @@ final class CallWait {
 	 * looks again shortly ({@link #next}) without walking the chain
 	 */
 	boolean walkAgain(int stepCount, long deadline) {
+		if (this.queued) {
+			long waited = Math.max(0, now() - this.waitSince);
+			if (this.waitingShare) {
+				this.shareWaitedNanos += waited;
+			}
+			else {
+				this.gateWaitedNanos += waited;
+			}
+		}
 		leaveQueue();
 		ReleasePace.Release gate = this.waitedGate;
 		this.waitedGate = null;

@@ -155,6 +155,23 @@ class CallWaitTests {
 	}
 
 	@Test
+	void aGateWaitThatTookLongerThanAskedCountsAgainstTheCallsWaitingTime() {
+		Pools pools = pools(false);
+		Place a = new Place(pools, "acct/a").gatedFor(Duration.ofMillis(500));
+		Place b = new Place(pools, "acct/b").gatedFor(Duration.ofSeconds(3));
+		CallWait wait = waitOn(pools, Duration.ofSeconds(2));
+		assertThat(wait.next(new Place[] { a, b }, GATED, Long.MAX_VALUE)).isEqualTo(500 * MILLI);
+		this.time.advance(Duration.ofMillis(1800));
+		assertThat(wait.walkAgain(GATED.size(), Long.MAX_VALUE)).isTrue();
+		a.gatedFor(Duration.ofMillis(500));
+		List<ChainStep> again = List.of(GATED.get(0), GATED.get(1), GATED.get(0), GATED.get(1));
+
+		// 1.8 s of the call's 2 s went by (the timer fired late, as on a busy machine),
+		// not the 0.5 s asked for; a line's turns are counted the same way.
+		assertThat(wait.next(new Place[] { a, b }, again, Long.MAX_VALUE)).isEqualTo(-1);
+	}
+
+	@Test
 	void callsWaitingForOneReleaseLeaveAMillisecondApartInArrivalOrder() {
 		Pools pools = pools(false);
 		Place a = new Place(pools, "acct/a").gatedFor(Duration.ofMillis(200));
