@@ -112,6 +112,16 @@ public final class LeasedSupply implements ScopeSupply {
 
 	private long refusedTokens;
 
+	/**
+	 * The most the calls waiting in the scope's line wanted beyond what the lease held,
+	 * since the last exchange: a line is demand that draws nothing until it is served, so
+	 * that the taken-and-refused rate alone would size a busy pod's lease to what it got
+	 * rather than to what it waits for.
+	 */
+	private long queuedRequests;
+
+	private long queuedTokens;
+
 	private double requestRate;
 
 	private double tokenRate;
@@ -228,12 +238,14 @@ public final class LeasedSupply implements ScopeSupply {
 				if (fits(requests, tokens)) {
 					return 0;
 				}
+				queued(requests - Math.max(0, this.leftRequests), tokens - Math.max(0, this.leftTokens));
 				wait = fleetRefill(requests - this.leftRequests, tokens - this.leftTokens);
 			}
 			else if (this.part != null) {
 				return this.part.nanosUntil(requests, tokens);
 			}
 			else {
+				queued(requests, tokens);
 				wait = fleetRefill(requests, tokens);
 			}
 			if (now - this.quietUntil < 0) {
@@ -331,10 +343,12 @@ public final class LeasedSupply implements ScopeSupply {
 		if (now - this.quietUntil < 0) {
 			return null;
 		}
-		long askRequests = LeaseSizing.ask(this.requestRate, this.refused, this.periodNanos,
+		long waiting = Math.max(this.refused, this.queuedRequests);
+		long askRequests = LeaseSizing.ask(this.requestRate, waiting, this.periodNanos,
 				this.capacity.requestsPerMinute(), 1);
-		long askTokens = LeaseSizing.ask(this.tokenRate, (this.refused > 0) ? 1 : 0, this.periodNanos,
-				this.capacity.tokensPerMinute(), Math.max(this.refusedTokens, this.lastTokensPerCall));
+		long askTokens = LeaseSizing.ask(this.tokenRate, (waiting > 0) ? 1 : 0, this.periodNanos,
+				this.capacity.tokensPerMinute(),
+				Math.max(this.queuedTokens, Math.max(this.refusedTokens, this.lastTokensPerCall)));
 		boolean wants = askRequests > 0 || askTokens > 0;
 		boolean exchange;
 		if (this.leased) {
@@ -386,6 +400,8 @@ public final class LeasedSupply implements ScopeSupply {
 		this.pending = new Pending(this.sequence, now, partRequests, partTokens);
 		this.refused = 0;
 		this.refusedTokens = 0;
+		this.queuedRequests = 0;
+		this.queuedTokens = 0;
 		Capacity capacity = this.capacity;
 		return new LeaseStore.Exchange(this.scope, this.holder, this.sequence, capacity,
 				Math.max(1, this.periodNanos / 1_000_000), returnedRequests, returnedTokens, askRequests, askTokens,
@@ -500,6 +516,11 @@ public final class LeasedSupply implements ScopeSupply {
 		if (tokens > 0) {
 			this.lastTokensPerCall = tokens;
 		}
+	}
+
+	private void queued(long requests, long tokens) {
+		this.queuedRequests = Math.max(this.queuedRequests, requests);
+		this.queuedTokens = Math.max(this.queuedTokens, tokens);
 	}
 
 	private void refuse(long requests, long tokens) {

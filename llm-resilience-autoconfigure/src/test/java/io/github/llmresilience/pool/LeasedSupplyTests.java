@@ -84,6 +84,28 @@ class LeasedSupplyTests {
 	}
 
 	@Test
+	void aLineOfCallsWaitingForTheScopeIsAskedForThoughItDrewNothing() {
+		LeasedSupply supply = supply(4);
+		this.supplies.look();
+		this.store.grant(4);
+		for (int i = 0; i < 4; i++) {
+			assertThat(supply.tryTake(1, 0)).isTrue();
+		}
+		// 30 calls stand in the scope's line: the last one asks when the supply will
+		// hold all of them (the partition's question), and waits; none of them draws.
+		assertThat(supply.nanosUntil(30, 0)).isPositive();
+		this.time.advance(Duration.ofMillis(500));
+		this.supplies.look();
+
+		Exchange renewal = this.store.last();
+		assertThat(renewal.sequence()).isEqualTo(2);
+		// The line is demand: the lease asks for it on top of the measured rate, up to
+		// two periods of the scope's refill (100).
+		long measured = (long) Math.ceil(supply.requestRate() * 5 * 1.25);
+		assertThat(renewal.askedRequests()).isEqualTo(Math.min(100, measured + 30));
+	}
+
+	@Test
 	void anIdlePodReturnsWhatItHoldsAtThePeriodsEndAndHoldsNothing() {
 		LeasedSupply supply = supply(4);
 		this.supplies.look();
