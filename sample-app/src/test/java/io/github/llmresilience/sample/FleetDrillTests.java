@@ -11,6 +11,9 @@ import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.sample.drill.FleetDrill;
 import io.github.llmresilience.sample.drill.FleetDrillPlan;
 import io.github.llmresilience.sample.drill.FleetDrillReport;
+import io.github.llmresilience.sample.drill.PoolsFleetDrill;
+import io.github.llmresilience.sample.drill.PoolsFleetDrillPlan;
+import io.github.llmresilience.sample.drill.PoolsFleetDrillReport;
 import io.github.llmresilience.test.RedisContainers;
 import org.junit.jupiter.api.Test;
 import org.testcontainers.containers.GenericContainer;
@@ -79,6 +82,9 @@ class FleetDrillTests {
 
 	@Autowired
 	private FleetDrill drill;
+
+	@Autowired
+	private PoolsFleetDrill poolsDrill;
 
 	static void assumeRedis() {
 		if (RedisContainers.dockerAvailable()) {
@@ -157,6 +163,39 @@ class FleetDrillTests {
 		assertThat(report.lines()).contains("Breaker opened after: never", "Trial requests while open: 0");
 		assertThat(report.callsDuringOutage()).isGreaterThan(150);
 		assertThat(report.firstServedAfterRecovery()).isNotNull();
+	}
+
+	/**
+	 * The fleet pools drill at a quarter of real time (15 s; 10 pods, 80 % of the load on
+	 * 2; one scope of 120 requests a scaled minute; leases of 1.25 s): leasing, the fleet
+	 * uses far more of what the provider allowed than equal parts do, and neither sends
+	 * the provider a request beyond its limit (the simulator's own count of 429s). Equal
+	 * parts hold each busy pod to a tenth of the scope: its interactive calls run out of
+	 * room while the idle pods' parts lie unused.
+	 */
+	@Test
+	void leasingTheScopeUsesWhatEqualPartsLeaveIdleAndNeverExceedsTheLimit() {
+		assumeRedis();
+		PoolsFleetDrillReport equal = this.poolsDrill
+			.run(PoolsFleetDrillPlan.of(PoolsFleetDrillPlan.Sharing.EQUAL, 10, 80, 120).scaled(0.25));
+		equal.lines().forEach(System.out::println);
+		PoolsFleetDrillReport leases = this.poolsDrill
+			.run(PoolsFleetDrillPlan.of(PoolsFleetDrillPlan.Sharing.LEASES, 10, 80, 120).scaled(0.25));
+		List<String> lines = leases.lines();
+		lines.forEach(System.out::println);
+
+		assertThat(lines).anyMatch((line) -> line.matches("Quota used: \\d+(\\.\\d+)? % of what the provider "
+				+ "allowed; refused by the provider: \\d+; interactive served \\d+ of \\d+, rate limited \\d+; "
+				+ "background served \\d+"));
+		assertThat(leases.refused()).isZero();
+		assertThat(equal.refused()).isZero();
+		// A real-time run used 97 % (docs/pools.md); equal parts about half.
+		assertThat(leases.quotaUsed()).isGreaterThanOrEqualTo(80).isGreaterThan(equal.quotaUsed() + 20);
+		assertThat(leases.busyServed()).isGreaterThan(2 * equal.busyServed());
+		assertThat(equal.interactiveRateLimited()).isPositive();
+		assertThat(leases.interactiveFailed()).isZero();
+		assertThat(leases.interactiveServed() + leases.interactiveRateLimited())
+			.isEqualTo(leases.plan().interactiveCalls());
 	}
 
 	private static boolean reachable(String host, int port) {

@@ -1,9 +1,11 @@
 package io.github.llmresilience.sample.drill;
 
+import java.time.Duration;
 import java.util.List;
 
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.stereotype.Component;
 
@@ -13,8 +15,10 @@ import org.springframework.stereotype.Component;
  * {@code --client=webclient|spring-ai|spring-ai-plain|langchain4j|langchain4j-plain}) or
  * {@code --drill=fleet} (with {@code --pods=40 --rpm=300 --fleet=on|off} and
  * {@code --time-scale=1}) or {@code --drill=pools} (with {@code --pools=on|off},
- * {@code --rpm=60} and {@code --time-scale=1}) once the application has started, and
- * prints its report; {@code SampleApplication} then exits.
+ * {@code --rpm=60} and {@code --time-scale=1}) or {@code --drill=pools-fleet} (with
+ * {@code --fleet=on|equal|off}, {@code --pods=10}, {@code --skew=80}, {@code --rpm=600}
+ * and {@code --time-scale=1}) once the application has started, and prints its report;
+ * {@code SampleApplication} then exits.
  */
 @Component
 @ConditionalOnProperty("drill")
@@ -26,10 +30,13 @@ class DrillRunner implements ApplicationRunner {
 
 	private final PoolsDrill poolsDrill;
 
-	DrillRunner(Drill drill, FleetDrill fleetDrill, PoolsDrill poolsDrill) {
+	private final PoolsFleetDrill poolsFleetDrill;
+
+	DrillRunner(Drill drill, FleetDrill fleetDrill, PoolsDrill poolsDrill, PoolsFleetDrill poolsFleetDrill) {
 		this.drill = drill;
 		this.fleetDrill = fleetDrill;
 		this.poolsDrill = poolsDrill;
+		this.poolsFleetDrill = poolsFleetDrill;
 	}
 
 	@Override
@@ -40,6 +47,10 @@ class DrillRunner implements ApplicationRunner {
 		}
 		if (option(args, "drill", "").equals("pools")) {
 			this.poolsDrill.run(poolsPlan(args)).lines().forEach(System.out::println);
+			return;
+		}
+		if (option(args, "drill", "").equals("pools-fleet")) {
+			this.poolsFleetDrill.run(poolsFleetPlan(args)).lines().forEach(System.out::println);
 			return;
 		}
 		boolean breaker = switch (option(args, "breaker", "on")) {
@@ -54,7 +65,7 @@ class DrillRunner implements ApplicationRunner {
 			case "quota" -> DrillPlan.quota(breaker);
 			case "hang" -> DrillPlan.hang(breaker);
 			default -> throw new IllegalArgumentException(
-					"--drill must be outage, outage-failover, throttle, quota, hang, fleet or pools");
+					"--drill must be outage, outage-failover, throttle, quota, hang, fleet, pools or pools-fleet");
 		};
 		DrillClient client = DrillClient.of(option(args, "client", "webclient"));
 		// The report is the drill's product, for the terminal: plain lines on stdout.
@@ -68,13 +79,7 @@ class DrillRunner implements ApplicationRunner {
 			default -> throw new IllegalArgumentException("--fleet must be on or off");
 		};
 		FleetDrillPlan plan = FleetDrillPlan.of(number(args, "pods", "40"), number(args, "rpm", "300"), fleet);
-		String scale = option(args, "time-scale", "1");
-		try {
-			return plan.scaled(Double.parseDouble(scale));
-		}
-		catch (NumberFormatException ex) {
-			throw new IllegalArgumentException("--time-scale must be a number, was '" + scale + "'");
-		}
+		return plan.scaled(timeScale(args));
 	}
 
 	static PoolsDrillPlan poolsPlan(ApplicationArguments args) {
@@ -84,9 +89,27 @@ class DrillRunner implements ApplicationRunner {
 			default -> throw new IllegalArgumentException("--pools must be on or off");
 		};
 		PoolsDrillPlan plan = PoolsDrillPlan.of(pools, number(args, "rpm", "60"));
+		return plan.scaled(timeScale(args));
+	}
+
+	static PoolsFleetDrillPlan poolsFleetPlan(ApplicationArguments args) {
+		PoolsFleetDrillPlan plan = PoolsFleetDrillPlan.of(PoolsFleetDrillPlan.Sharing.of(option(args, "fleet", "on")),
+				number(args, "pods", "10"), number(args, "skew", "80"), number(args, "rpm", "600"));
+		String period = option(args, "lease-period", "5s");
+		Duration leasePeriod;
+		try {
+			leasePeriod = DurationStyle.detectAndParse(period);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("--lease-period must be a duration such as 5s, was '" + period + "'");
+		}
+		return plan.leasePeriod(leasePeriod).scaled(timeScale(args));
+	}
+
+	private static double timeScale(ApplicationArguments args) {
 		String scale = option(args, "time-scale", "1");
 		try {
-			return plan.scaled(Double.parseDouble(scale));
+			return Double.parseDouble(scale);
 		}
 		catch (NumberFormatException ex) {
 			throw new IllegalArgumentException("--time-scale must be a number, was '" + scale + "'");

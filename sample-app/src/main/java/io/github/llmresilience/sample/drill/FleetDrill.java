@@ -38,10 +38,8 @@ import reactor.core.scheduler.Schedulers;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
-import org.springframework.data.redis.connection.RedisConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.ReactiveStringRedisTemplate;
-import org.springframework.data.redis.core.ScanOptions;
 import org.springframework.stereotype.Component;
 
 /**
@@ -105,7 +103,8 @@ public class FleetDrill {
 		Queue<StateChange> opened = new ConcurrentLinkedQueue<>();
 		Queue<StateChange> halfOpen = new ConcurrentLinkedQueue<>();
 		List<Pod> pods = new ArrayList<>();
-		LettuceConnectionFactory boot = plan.fleet() ? bootConnection() : null;
+		LettuceConnectionFactory boot = plan.fleet() ? FleetRedis.checked(this.redis.getIfAvailable(), "--fleet=on")
+				: null;
 		try {
 			for (int i = 1; i <= plan.pods(); i++) {
 				pods.add(startPod("pod-" + i, plan, chain, chainTargets, settings, boot, opened, halfOpen));
@@ -117,7 +116,7 @@ public class FleetDrill {
 			pods.forEach((pod) -> pod.resilience().close());
 			pods.forEach(Pod::closeConnection);
 			if (boot != null) {
-				removeKeys(boot, namespace);
+				FleetRedis.removeKeys(boot, namespace);
 			}
 		}
 	}
@@ -233,61 +232,12 @@ public class FleetDrill {
 					target.getModel(), target.getRegion(), target.getBaseUrl(), Secret.of(target.getApiKey()))));
 		LettuceConnectionFactory connection = null;
 		if (boot != null) {
-			connection = podConnection(boot);
+			connection = FleetRedis.podConnection(boot);
 			builder
 				.fleet(new RedisFleetStore(new ReactiveStringRedisTemplate(connection), settings.namespace()), settings)
 				.fleetPod(id);
 		}
 		return new Pod(id, builder.build(), connection);
-	}
-
-	/**
-	 * Boot's connection factory, made from {@code spring.data.redis.*} (the sample sets
-	 * its URL from {@code LLM_RESILIENCE_REDIS_URL}); each pod gets a connection of its
-	 * own on its settings, as 40 pods of a real fleet would.
-	 */
-	private LettuceConnectionFactory bootConnection() {
-		LettuceConnectionFactory boot = this.redis.getIfAvailable();
-		if (boot == null) {
-			throw new IllegalStateException("--fleet=on needs Redis: set spring.data.redis.* (Lettuce)");
-		}
-		try {
-			String pong = new ReactiveStringRedisTemplate(boot).getConnectionFactory()
-				.getReactiveConnection()
-				.ping()
-				.block(Duration.ofSeconds(5));
-			if (!"PONG".equalsIgnoreCase(pong)) {
-				throw new IllegalStateException("Redis answered PING with " + pong);
-			}
-		}
-		catch (RuntimeException ex) {
-			// The host and port only: a URL may carry a password.
-			throw new IllegalStateException(
-					"--fleet=on needs Redis, and none answered at " + boot.getStandaloneConfiguration().getHostName()
-							+ ":" + boot.getStandaloneConfiguration().getPort()
-							+ " (spring.data.redis.* or LLM_RESILIENCE_REDIS_URL); use --fleet=off to run without it");
-		}
-		return boot;
-	}
-
-	private static LettuceConnectionFactory podConnection(LettuceConnectionFactory boot) {
-		RedisConfiguration configuration = boot.isClusterAware() ? boot.getClusterConfiguration()
-				: boot.isRedisSentinelAware() ? boot.getSentinelConfiguration() : boot.getStandaloneConfiguration();
-		// Boot's client settings, with its one set of Lettuce event loops for all pods.
-		LettuceConnectionFactory connection = new LettuceConnectionFactory(configuration,
-				boot.getClientConfiguration());
-		connection.afterPropertiesSet();
-		connection.start();
-		return connection;
-	}
-
-	private static void removeKeys(LettuceConnectionFactory boot, String namespace) {
-		ReactiveStringRedisTemplate redis = new ReactiveStringRedisTemplate(boot);
-		redis.scan(ScanOptions.scanOptions().match("llm-resilience:{" + namespace + "}:*").build())
-			.flatMap(redis::delete)
-			.then()
-			.onErrorComplete()
-			.block(Duration.ofSeconds(5));
 	}
 
 	private static void pause(Duration duration) {

@@ -2,7 +2,6 @@ package io.github.llmresilience.sample.drill;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -12,7 +11,6 @@ import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.classify.ProviderClassifiers;
 import io.github.llmresilience.execute.CallOptions;
 import io.github.llmresilience.execute.LlmResilience;
-import io.github.llmresilience.execute.LlmResilienceBuilder;
 import io.github.llmresilience.execute.LlmUnavailableException;
 import io.github.llmresilience.extract.ErrorExtractors;
 import io.github.llmresilience.pool.PartitionSettings;
@@ -41,9 +39,16 @@ import org.springframework.stereotype.Component;
 @ConditionalOnBooleanProperty(name = "sample.simulator.enabled", matchIfMissing = true)
 public class PoolsDrill {
 
-	private static final String TARGET = "primary";
+	static final String TARGET = "primary";
 
 	private static final String CHAIN = "pools-drill";
+
+	/**
+	 * The pools drills' breaker: they measure rate limits, not latency, so a slow answer
+	 * (the simulator's recorded latencies, on a loaded machine) must not open it.
+	 */
+	static final BreakerSettings BREAKER = new BreakerSettings(20, 10, 50, Duration.ofMinutes(5), 100,
+			Duration.ofSeconds(30), Duration.ofMinutes(15), 1);
 
 	private final SimulatedProviders simulator;
 
@@ -165,27 +170,34 @@ public class PoolsDrill {
 	}
 
 	private LlmResilience engine(PoolsDrillPlan plan) {
-		LlmResilienceProperties.Retry retry = this.properties.getRetry();
-		LlmResilienceProperties.TargetProperties target = this.properties.getTargets().get(TARGET);
-		if (target == null) {
-			throw new IllegalStateException(
-					"The pools drill needs the target '" + TARGET + "' in llm.resilience.targets");
-		}
-		LlmResilienceBuilder builder = LlmResilience.builder()
+		return LlmResilience.builder()
 			.clock(this.clock)
-			.retry(new RetrySettings(retry.getMaxAttempts(), retry.getBackoffBase(), retry.getBackoffMax(),
-					retry.getBudgetRatio(), retry.getBudgetWindow(), retry.getBudgetMinimum()))
-			// The drill measures rate limits, not latency: a slow answer (the simulator's
-			// recorded latencies, on a loaded machine) must not open the breaker.
-			.breaker(new BreakerSettings(20, 10, 50, Duration.ofMinutes(5), 100, Duration.ofSeconds(30),
-					Duration.ofMinutes(15), 1))
+			.retry(retry(this.properties))
+			.breaker(BREAKER)
 			.classifiers(this.classifiers)
 			.extractors(this.extractors)
 			.pools(plan.pools() ? PartitionSettings.defaults().on() : PartitionSettings.defaults())
-			.target(new Target(TARGET, target.getProvider(), target.getAccount(), target.getModel(), target.getRegion(),
-					target.getBaseUrl(), Secret.of(target.getApiKey())))
-			.chain(CHAIN, List.of(TARGET));
-		return builder.build();
+			.target(primary(this.properties))
+			.chain(CHAIN, List.of(TARGET))
+			.build();
+	}
+
+	/** The application's retry settings. */
+	static RetrySettings retry(LlmResilienceProperties properties) {
+		LlmResilienceProperties.Retry retry = properties.getRetry();
+		return new RetrySettings(retry.getMaxAttempts(), retry.getBackoffBase(), retry.getBackoffMax(),
+				retry.getBudgetRatio(), retry.getBudgetWindow(), retry.getBudgetMinimum());
+	}
+
+	/** The application's target primary, which the pools drills call alone. */
+	static Target primary(LlmResilienceProperties properties) {
+		LlmResilienceProperties.TargetProperties target = properties.getTargets().get(TARGET);
+		if (target == null) {
+			throw new IllegalStateException(
+					"The pools drills need the target '" + TARGET + "' in llm.resilience.targets");
+		}
+		return new Target(TARGET, target.getProvider(), target.getAccount(), target.getModel(), target.getRegion(),
+				target.getBaseUrl(), Secret.of(target.getApiKey()));
 	}
 
 }
