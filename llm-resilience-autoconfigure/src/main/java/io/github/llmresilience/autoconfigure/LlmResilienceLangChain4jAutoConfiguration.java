@@ -2,10 +2,8 @@ package io.github.llmresilience.autoconfigure;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 import dev.langchain4j.model.chat.ChatModel;
 import dev.langchain4j.model.chat.StreamingChatModel;
@@ -19,17 +17,12 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.beans.factory.FactoryBean;
-import org.springframework.beans.factory.SmartFactoryBean;
-import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
-import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
@@ -69,62 +62,13 @@ public final class LlmResilienceLangChain4jAutoConfiguration {
 	@Bean
 	@ConditionalOnProperty(name = ModelRetriesOff.PROPERTY, havingValue = "true", matchIfMissing = true)
 	static ModelRetriesOff llmResilienceLangChain4jRetriesOff(Environment environment) {
-		Set<String> names = new LinkedHashSet<>();
-		modelChains(properties(environment)).values().forEach((models) -> names.addAll(models.values()));
-		return new ModelRetriesOff(names);
+		return new ModelRetriesOff(
+				ChainModels.protectedModels(ChainModels.LANGCHAIN4J.chains(ChainModels.properties(environment))));
 	}
 
 	@Bean
 	static BeanDefinitionRegistryPostProcessor llmResilienceLangChain4jChainModels(Environment environment) {
 		return new ChainModelsRegistrar(environment);
-	}
-
-	static LlmResilienceProperties properties(Environment environment) {
-		return Binder.get(environment)
-			.bind(LlmResilienceProperties.PREFIX, LlmResilienceProperties.class)
-			.orElseGet(LlmResilienceProperties::new);
-	}
-
-	/**
-	 * The chains whose targets name LangChain4j models, each with its targets' bean names
-	 * in chain order.
-	 * @throws InvalidLlmResiliencePropertiesException when a chain mixes targets with and
-	 * without one
-	 */
-	static Map<String, Map<String, String>> modelChains(LlmResilienceProperties properties) {
-		Map<String, Map<String, String>> chains = new LinkedHashMap<>();
-		List<Problem> problems = new ArrayList<>();
-		properties.getChains().forEach((chain, targets) -> {
-			Map<String, String> models = new LinkedHashMap<>();
-			List<String> without = new ArrayList<>();
-			for (String target : targets) {
-				LlmResilienceProperties.TargetProperties settings = properties.getTargets().get(target);
-				@Nullable String model = (settings != null) ? settings.getLc4jChatModel() : null;
-				if (model != null && !model.isBlank()) {
-					models.put(target, model.trim());
-				}
-				else if (settings != null) {
-					without.add(target);
-				}
-			}
-			if (models.isEmpty()) {
-				return;
-			}
-			for (String target : without) {
-				problems.add(new Problem(property(target), "null",
-						"must name a LangChain4j ChatModel or StreamingChatModel bean: chain " + chain
-								+ " serves LangChain4j calls through " + String.join(", ", models.keySet())));
-			}
-			chains.put(chain, models);
-		});
-		if (!problems.isEmpty()) {
-			throw new InvalidLlmResiliencePropertiesException(problems);
-		}
-		return chains;
-	}
-
-	private static String property(String target) {
-		return LlmResilienceProperties.PREFIX + ".targets." + target + ".lc4j-chat-model";
 	}
 
 	/**
@@ -145,7 +89,8 @@ public final class LlmResilienceLangChain4jAutoConfiguration {
 			if (!(registry instanceof ConfigurableListableBeanFactory beans)) {
 				return;
 			}
-			Map<String, Map<String, String>> chains = modelChains(properties(this.environment));
+			Map<String, Map<String, String>> chains = ChainModels.LANGCHAIN4J
+				.chains(ChainModels.properties(this.environment));
 			List<Problem> problems = new ArrayList<>();
 			Map<String, Map<String, String>> chatChains = new LinkedHashMap<>();
 			Map<String, Map<String, String>> streamingChains = new LinkedHashMap<>();
@@ -158,8 +103,9 @@ public final class LlmResilienceLangChain4jAutoConfiguration {
 					boolean isChat = type != null && ChatModel.class.isAssignableFrom(type);
 					boolean isStreaming = type != null && StreamingChatModel.class.isAssignableFrom(type);
 					if (!isChat && !isStreaming) {
-						problems.add(new Problem(property(model.getKey()), PropertiesSettings.quote(model.getValue()),
-								"must name a LangChain4j ChatModel or StreamingChatModel bean"
+						problems.add(new Problem(ChainModels.LANGCHAIN4J.property(model.getKey()),
+								PropertiesSettings.quote(model.getValue()),
+								"must name " + ChainModels.LANGCHAIN4J.kind()
 										+ ((type != null) ? "; that bean is " + type.getName() : "")));
 					}
 					chat &= isChat;
@@ -181,33 +127,12 @@ public final class LlmResilienceLangChain4jAutoConfiguration {
 			if (!problems.isEmpty()) {
 				throw new InvalidLlmResiliencePropertiesException(problems);
 			}
-			chatChains.forEach((chain, models) -> register(registry, chain + CHAT_SUFFIX, chain, models, false,
+			chatChains.forEach((chain, models) -> FailoverModelFactoryBean.register(registry, chain + CHAT_SUFFIX,
+					ChainModelFactoryBean.class, ResilientChatModel.class, chain, models, false,
 					chatChains.size() == 1));
-			streamingChains.forEach((chain, models) -> register(registry, chain + STREAMING_SUFFIX, chain, models, true,
-					streamingChains.size() == 1));
-		}
-
-		private static void register(BeanDefinitionRegistry registry, String name, String chain,
-				Map<String, String> models, boolean streaming, boolean primary) {
-			if (registry.containsBeanDefinition(name)) {
-				// A bean of that name of the application's own wins.
-				return;
-			}
-			// A factory bean with its configuration as constructor arguments, not an
-			// instance supplier: Boot's AOT processing writes it out as code.
-			RootBeanDefinition definition = new RootBeanDefinition(ChainModelFactoryBean.class);
-			definition.getConstructorArgumentValues().addIndexedArgumentValue(0, chain);
-			definition.getConstructorArgumentValues()
-				.addIndexedArgumentValue(1, models.keySet().toArray(String[]::new));
-			definition.getConstructorArgumentValues()
-				.addIndexedArgumentValue(2, models.values().toArray(String[]::new));
-			definition.getConstructorArgumentValues().addIndexedArgumentValue(3, streaming);
-			definition.setAttribute(FactoryBean.OBJECT_TYPE_ATTRIBUTE,
-					streaming ? ResilientStreamingChatModel.class : ResilientChatModel.class);
-			// One chain: the application's ChatModel (or StreamingChatModel) injection
-			// points without a qualifier get the protected one.
-			definition.setPrimary(primary);
-			registry.registerBeanDefinition(name, definition);
+			streamingChains.forEach((chain, models) -> FailoverModelFactoryBean.register(registry,
+					chain + STREAMING_SUFFIX, ChainModelFactoryBean.class, ResilientStreamingChatModel.class, chain,
+					models, true, streamingChains.size() == 1));
 		}
 
 		private static <T> Map<String, T> resolved(BeanFactory beans, Map<String, String> models, Class<T> type) {
@@ -226,64 +151,28 @@ public final class LlmResilienceLangChain4jAutoConfiguration {
 	 * A chain's failover model over LangChain4j models, made from the chain's name, its
 	 * targets' model beans and whether they stream.
 	 */
-	static final class ChainModelFactoryBean implements SmartFactoryBean<Object>, BeanFactoryAware {
-
-		private final String chain;
-
-		private final Map<String, String> models = new LinkedHashMap<>();
+	static final class ChainModelFactoryBean extends FailoverModelFactoryBean<Object> {
 
 		private final boolean streaming;
 
-		private @Nullable BeanFactory beanFactory;
-
-		private @Nullable Object model;
-
 		ChainModelFactoryBean(String chain, String[] targets, String[] beans, boolean streaming) {
-			this.chain = chain;
-			for (int i = 0; i < targets.length; i++) {
-				this.models.put(targets[i], beans[i]);
-			}
+			super(chain, targets, beans);
 			this.streaming = streaming;
 		}
 
 		@Override
-		public void setBeanFactory(BeanFactory beanFactory) {
-			this.beanFactory = beanFactory;
-		}
-
-		/** The model, made once: every lookup by name or by type gets the same. */
-		@Override
-		public synchronized Object getObject() {
-			Object model = this.model;
-			if (model == null) {
-				model = create();
-				this.model = model;
-			}
-			return model;
-		}
-
-		private Object create() {
-			BeanFactory beans = this.beanFactory;
-			if (beans == null) {
-				throw new IllegalStateException("No bean factory");
-			}
+		Object create(BeanFactory beans, String chain, Map<String, String> models) {
 			LlmResilience resilience = beans.getBean(LlmResilience.class);
 			return this.streaming
-					? new ResilientStreamingChatModel(resilience, this.chain,
-							ChainModelsRegistrar.resolved(beans, this.models, StreamingChatModel.class))
-					: new ResilientChatModel(resilience, this.chain,
-							ChainModelsRegistrar.resolved(beans, this.models, ChatModel.class));
+					? new ResilientStreamingChatModel(resilience, chain,
+							ChainModelsRegistrar.resolved(beans, models, StreamingChatModel.class))
+					: new ResilientChatModel(resilience, chain,
+							ChainModelsRegistrar.resolved(beans, models, ChatModel.class));
 		}
 
 		@Override
 		public Class<?> getObjectType() {
 			return this.streaming ? ResilientStreamingChatModel.class : ResilientChatModel.class;
-		}
-
-		/** Made at start-up, as the beans it protects are. */
-		@Override
-		public boolean isEagerInit() {
-			return true;
 		}
 
 	}

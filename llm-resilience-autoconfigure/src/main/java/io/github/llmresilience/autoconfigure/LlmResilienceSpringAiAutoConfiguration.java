@@ -2,7 +2,6 @@ package io.github.llmresilience.autoconfigure;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -18,17 +17,13 @@ import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
-import org.springframework.beans.factory.FactoryBean;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.NoSuchBeanDefinitionException;
-import org.springframework.beans.factory.SmartFactoryBean;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
-import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.EnvironmentAware;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -99,49 +94,18 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 
 	/** The chat model beans that some chain protects. */
 	static Set<String> protectedChatModels(Environment environment) {
-		Set<String> names = new LinkedHashSet<>();
-		chatModelChains(properties(environment)).values().forEach((models) -> names.addAll(models.values()));
-		return names;
-	}
-
-	static LlmResilienceProperties properties(Environment environment) {
-		return Binder.get(environment)
-			.bind(LlmResilienceProperties.PREFIX, LlmResilienceProperties.class)
-			.orElseGet(LlmResilienceProperties::new);
+		return ChainModels.protectedModels(chatModelChains(ChainModels.properties(environment)));
 	}
 
 	/**
 	 * The chains whose targets name chat models, each with its targets' chat model bean
 	 * names in chain order.
 	 * @throws InvalidLlmResiliencePropertiesException when a chain mixes targets with and
-	 * without a chat model
+	 * without a chat model, or names a fallback without any
 	 */
 	static Map<String, Map<String, String>> chatModelChains(LlmResilienceProperties properties) {
-		Map<String, Map<String, String>> chains = new LinkedHashMap<>();
 		List<Problem> problems = new ArrayList<>();
-		properties.getChains().forEach((chain, targets) -> {
-			Map<String, String> models = new LinkedHashMap<>();
-			List<String> without = new ArrayList<>();
-			for (String target : targets) {
-				LlmResilienceProperties.TargetProperties settings = properties.getTargets().get(target);
-				@Nullable String model = (settings != null) ? settings.getChatModel() : null;
-				if (model != null && !model.isBlank()) {
-					models.put(target, model.trim());
-				}
-				else if (settings != null) {
-					without.add(target);
-				}
-			}
-			if (models.isEmpty()) {
-				return;
-			}
-			for (String target : without) {
-				problems.add(new Problem(LlmResilienceProperties.PREFIX + ".targets." + target + ".chat-model", "null",
-						"must name a ChatModel bean: chain " + chain + " serves Spring AI calls through "
-								+ String.join(", ", models.keySet())));
-			}
-			chains.put(chain, models);
-		});
+		Map<String, Map<String, String>> chains = ChainModels.SPRING_AI.chains(properties, problems);
 		properties.getFallbacks().forEach((chain, bean) -> {
 			if (properties.getChains().containsKey(chain) && !chains.containsKey(chain)) {
 				problems.add(new Problem(LlmResilienceProperties.PREFIX + ".fallbacks." + chain,
@@ -183,29 +147,15 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 			if (environment == null || beanFactory == null) {
 				return;
 			}
-			LlmResilienceProperties properties = properties(environment);
+			LlmResilienceProperties properties = ChainModels.properties(environment);
 			Map<String, Map<String, String>> chains = chatModelChains(properties);
 			chains.forEach((chain, models) -> {
 				@Nullable String fallback = properties.getFallbacks().get(chain);
-				String name = chain + BEAN_SUFFIX;
-				if (registry.containsBeanDefinition(name)) {
-					return;
-				}
-				// A factory bean with its configuration as constructor arguments, not an
-				// instance supplier: Boot's AOT processing writes it out as code.
-				RootBeanDefinition definition = new RootBeanDefinition(ChainChatModelFactoryBean.class);
-				definition.getConstructorArgumentValues().addIndexedArgumentValue(0, chain);
-				definition.getConstructorArgumentValues()
-					.addIndexedArgumentValue(1, models.keySet().toArray(String[]::new));
-				definition.getConstructorArgumentValues()
-					.addIndexedArgumentValue(2, models.values().toArray(String[]::new));
-				definition.getConstructorArgumentValues()
-					.addIndexedArgumentValue(3, (fallback != null) ? fallback.trim() : "");
-				definition.setAttribute(FactoryBean.OBJECT_TYPE_ATTRIBUTE, ResilientChatModel.class);
 				// One chain: the application's ChatModel (and so its ChatClient.Builder)
 				// is the protected one; with several, each is picked by name.
-				definition.setPrimary(chains.size() == 1);
-				registry.registerBeanDefinition(name, definition);
+				FailoverModelFactoryBean.register(registry, chain + BEAN_SUFFIX, ChainChatModelFactoryBean.class,
+						ResilientChatModel.class, chain, models, (fallback != null) ? fallback.trim() : "",
+						chains.size() == 1);
 			});
 		}
 
@@ -218,8 +168,7 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 					byTarget.put(target, beanFactory.getBean(bean, ChatModel.class));
 				}
 				catch (NoSuchBeanDefinitionException ex) {
-					problems.add(new Problem(LlmResilienceProperties.PREFIX + ".targets." + target + ".chat-model",
-							PropertiesSettings.quote(bean),
+					problems.add(new Problem(ChainModels.SPRING_AI.property(target), PropertiesSettings.quote(bean),
 							"must name a Spring AI ChatModel bean" + whyMissing(beanFactory, bean)));
 				}
 			});
@@ -303,49 +252,26 @@ public final class LlmResilienceSpringAiAutoConfiguration {
 
 	/**
 	 * A chain's {@link ResilientChatModel}, made from the chain's name, its targets' chat
-	 * model beans and its fallback bean ({@code ""} for none).
+	 * model beans and its fallback bean ({@code ""} for none); a misnamed chat model or
+	 * fallback stops the start.
 	 */
-	static final class ChainChatModelFactoryBean implements SmartFactoryBean<ResilientChatModel>, BeanFactoryAware {
-
-		private final String chain;
-
-		private final Map<String, String> models = new LinkedHashMap<>();
+	static final class ChainChatModelFactoryBean extends FailoverModelFactoryBean<ResilientChatModel> {
 
 		private final @Nullable String fallback;
 
-		private @Nullable BeanFactory beanFactory;
-
 		ChainChatModelFactoryBean(String chain, String[] targets, String[] beans, String fallback) {
-			this.chain = chain;
-			for (int i = 0; i < targets.length; i++) {
-				this.models.put(targets[i], beans[i]);
-			}
+			super(chain, targets, beans);
 			this.fallback = fallback.isEmpty() ? null : fallback;
 		}
 
 		@Override
-		public void setBeanFactory(BeanFactory beanFactory) {
-			this.beanFactory = beanFactory;
-		}
-
-		@Override
-		public ResilientChatModel getObject() {
-			BeanFactory beanFactory = this.beanFactory;
-			if (beanFactory == null) {
-				throw new IllegalStateException("No bean factory");
-			}
-			return ChainChatModelsRegistrar.chatModel(beanFactory, this.chain, this.models, this.fallback);
+		ResilientChatModel create(BeanFactory beans, String chain, Map<String, String> models) {
+			return ChainChatModelsRegistrar.chatModel(beans, chain, models, this.fallback);
 		}
 
 		@Override
 		public Class<?> getObjectType() {
 			return ResilientChatModel.class;
-		}
-
-		/** Made at start-up: a misnamed chat model or fallback stops it there. */
-		@Override
-		public boolean isEagerInit() {
-			return true;
 		}
 
 	}

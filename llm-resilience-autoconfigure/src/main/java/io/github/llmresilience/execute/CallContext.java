@@ -29,7 +29,8 @@ import org.jspecify.annotations.Nullable;
  * @param extractors what turns an exception into the provider's answer
  * @param unknownExceptions whose fault an exception no extractor knows is
  * @param unclassified told about exceptions no extractor knows
- * @param observer told about every attempt, retry, backoff and end of a call
+ * @param observer told about every attempt, retry, backoff and end of a call (each call
+ * tells it, or a copy with its trace: {@link CallObservers#traced})
  * @param callTimeout the deadline of a call that sets none
  * @param overloads the providers marked overloaded, whose targets chains try last
  * @param pools the traffic classes: their waits, and each quota scope's partition
@@ -37,7 +38,7 @@ import org.jspecify.annotations.Nullable;
  * @param tracing where each call's trace comes from
  */
 record CallContext(Clock clock, LongSupplier nanoTime, RetrySettings retry, Backoff backoff, ErrorExtractors extractors,
-		UnknownExceptions unknownExceptions, UnclassifiedListener unclassified, CallObserver observer,
+		UnknownExceptions unknownExceptions, UnclassifiedListener unclassified, CallObservers observer,
 		Duration callTimeout, ProviderOverloads overloads, Pools pools, AnswerBookkeeping bookkeeping,
 		CallTracing tracing) {
 

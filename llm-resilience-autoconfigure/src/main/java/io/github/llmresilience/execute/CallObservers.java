@@ -1,5 +1,6 @@
 package io.github.llmresilience.execute;
 
+import java.util.Arrays;
 import java.util.List;
 
 import io.github.llmresilience.classify.Verdict;
@@ -13,15 +14,27 @@ import org.slf4j.LoggerFactory;
  * and the next one is still told, and no call fails for it. The one fan-out: the
  * auto-configuration hands every {@link CallObserver} bean over as a list
  * ({@link CallObserver#of(List)}), and the engine guards the one it is given.
+ *
+ * <p>
+ * Each call is told through one of these: the engine's shared one when the call has no
+ * trace, else a copy with the call's {@link CallTrace} after the shared observers, which
+ * is also told when an attempt starts and when the call ends.
  */
 final class CallObservers implements CallObserver {
 
 	private static final Logger logger = LoggerFactory.getLogger(CallObservers.class);
 
+	/** An engine without observers: its untraced calls tell nobody. */
+	private static final CallObservers EMPTY = new CallObservers(new CallObserver[0], null);
+
 	private final CallObserver[] observers;
 
-	private CallObservers(List<CallObserver> observers) {
-		this.observers = observers.toArray(CallObserver[]::new);
+	/** The call's trace, the last of {@link #observers}; {@code null} without one. */
+	private final @Nullable CallTrace trace;
+
+	private CallObservers(CallObserver[] observers, @Nullable CallTrace trace) {
+		this.observers = observers;
+		this.trace = trace;
 	}
 
 	/** The observers, guarded; {@link CallObserver#NONE} when there are none. */
@@ -33,7 +46,49 @@ final class CallObservers implements CallObserver {
 		if (told.size() == 1 && told.get(0) instanceof CallObservers guarded) {
 			return guarded;
 		}
-		return new CallObservers(told);
+		return new CallObservers(told.toArray(CallObserver[]::new), null);
+	}
+
+	/** An engine's shared observer, guarded: what every call tells. */
+	static CallObservers shared(CallObserver observer) {
+		return (of(List.of(observer)) instanceof CallObservers guarded) ? guarded : EMPTY;
+	}
+
+	/**
+	 * One call's observers: these, or, when the call has a trace, these and the trace
+	 * after them.
+	 */
+	CallObservers traced(@Nullable CallTrace trace) {
+		if (trace == null) {
+			return this;
+		}
+		CallObserver[] observers = Arrays.copyOf(this.observers, this.observers.length + 1);
+		observers[this.observers.length] = trace;
+		return new CallObservers(observers, trace);
+	}
+
+	/**
+	 * Whether the call has a trace to be told when an attempt starts and when it ends.
+	 */
+	boolean traced() {
+		return this.trace != null;
+	}
+
+	/**
+	 * An attempt starts (see {@link CallTrace#attemptStarted}): the trace's scope becomes
+	 * the attempt's; without a trace the attempt keeps {@link AttemptScope#NONE}.
+	 */
+	void attemptStarted(Attempt attempt) {
+		if (this.trace != null) {
+			attempt.scope(this.trace.attemptStarted(attempt));
+		}
+	}
+
+	/** The call ended (see {@link CallTrace#ended}). */
+	void ended(@Nullable Throwable error) {
+		if (this.trace != null) {
+			this.trace.ended(error);
+		}
 	}
 
 	@Override

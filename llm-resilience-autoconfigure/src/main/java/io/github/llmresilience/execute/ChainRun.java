@@ -109,11 +109,11 @@ final class ChainRun {
 	/** The exception that ended the call when no target could serve, once it has. */
 	private @Nullable LlmUnavailableException exhaustion;
 
-	/** The call's trace, or {@code null} without tracing. */
-	private final @Nullable CallTrace trace;
-
-	/** The shared observers, and the call's trace with them when there is one. */
-	private final CallObserver observer;
+	/**
+	 * The shared observers, and the call's trace after them when it has one (told also
+	 * when an attempt starts and when the call ends).
+	 */
+	private final CallObservers observer;
 
 	ChainRun(CallContext context, String chain, TargetRuntime[] targets, CallOptions options) {
 		this(context, chain, targets, options, false, Context.empty());
@@ -136,9 +136,7 @@ final class ChainRun {
 		Duration deadline = (options.deadline() != null) ? options.deadline() : context.callTimeout();
 		this.deadlineNanos = this.startNanos + deadline.toNanos();
 		this.callId = new Attempt.CallId(options.idempotencyKey());
-		this.trace = context.tracing().start(chain, reactor);
-		this.observer = (this.trace != null) ? CallObserver.of(List.of(context.observer(), this.trace))
-				: context.observer();
+		this.observer = context.observer().traced(context.tracing().start(chain, reactor));
 	}
 
 	long delayNanos() {
@@ -333,9 +331,7 @@ final class ChainRun {
 		Attempt attempt = new Attempt(this.chain, target.target(), this.attempts, this.targetAttempts, timeout, left,
 				this.callId);
 		attempt.startNanos(start);
-		if (this.trace != null) {
-			attempt.scope(this.trace.attemptStarted(attempt));
-		}
+		this.observer.attemptStarted(attempt);
 		return attempt;
 	}
 
@@ -354,14 +350,12 @@ final class ChainRun {
 
 	/** Whether the call has a trace to be told when it ends. */
 	boolean traced() {
-		return this.trace != null;
+		return this.observer.traced();
 	}
 
 	/** The call ended (see {@link CallTrace#ended}). */
 	void ended(@Nullable Throwable error) {
-		if (this.trace != null) {
-			this.trace.ended(error);
-		}
+		this.observer.ended(error);
 	}
 
 	/** Monotonic time now. */

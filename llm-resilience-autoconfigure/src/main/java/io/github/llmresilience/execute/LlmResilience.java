@@ -3,7 +3,6 @@ package io.github.llmresilience.execute;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -110,9 +109,8 @@ public final class LlmResilience implements AutoCloseable {
 		this.supplies = builder.poolSupplies(nanoTime, SupplySource.of(buckets));
 		this.context = new CallContext(builder.clock, nanoTime, builder.retry,
 				new Backoff(builder.retry.backoffBase(), builder.retry.backoffMax(), builder.random),
-				builder.extractors, builder.unknownExceptions, unclassified,
-				CallObservers.of(List.of(builder.observer)), builder.timeouts.call(),
-				new ProviderOverloads(builder.clock, builder.overload, events),
+				builder.extractors, builder.unknownExceptions, unclassified, CallObservers.shared(builder.observer),
+				builder.timeouts.call(), new ProviderOverloads(builder.clock, builder.overload, events),
 				new Pools(builder.pools, this.supplies, events), new AnswerBookkeeping(), builder.tracing);
 		this.scheduler = builder.scheduler;
 		this.alarms = (builder.scheduler instanceof CoalescingTimer timer && CallContext.isSystemTime(builder.clock))

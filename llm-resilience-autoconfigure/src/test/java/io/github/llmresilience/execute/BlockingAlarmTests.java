@@ -1,19 +1,13 @@
 package io.github.llmresilience.execute;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.llmresilience.retry.RetrySettings;
-import io.github.llmresilience.target.Target;
-import io.github.llmresilience.timeout.CoalescingTimer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -30,14 +24,11 @@ class BlockingAlarmTests {
 
 	private static final Duration TIMEOUT = Duration.ofMillis(200);
 
-	private final CoalescingTimer timer = new CoalescingTimer(CoalescingTimer.TICK_MILLIS, TimeUnit.MILLISECONDS);
-
-	private final ExecutorService callers = Executors.newFixedThreadPool(8);
+	private final RealClockCallers real = new RealClockCallers();
 
 	@AfterEach
 	void stop() {
-		this.callers.shutdownNow();
-		this.timer.dispose();
+		this.real.close();
 	}
 
 	@Test
@@ -85,7 +76,7 @@ class BlockingAlarmTests {
 		List<Future<?>> runs = new ArrayList<>();
 		for (int thread = 0; thread < 8; thread++) {
 			int id = thread;
-			runs.add(this.callers.submit(() -> {
+			runs.add(this.real.callers.submit(() -> {
 				for (int i = 0; i < 200; i++) {
 					boolean hangs = (i % 50) == id;
 					String answer = resilience.call("chat", (attempt) -> {
@@ -144,15 +135,7 @@ class BlockingAlarmTests {
 	}
 
 	private LlmResilience engine() {
-		return LlmResilience.builder()
-			.clock(Clock.systemUTC())
-			.scheduler(this.timer)
-			.target(Target.of("primary", "openai"))
-			.target(Target.of("secondary", "anthropic"))
-			.chain("chat", "primary", "secondary")
-			.timeouts(TimeoutSettings.defaults().withAttempt(TIMEOUT))
-			.retry(new RetrySettings(1, Duration.ofMillis(500), Duration.ofSeconds(30), 0.1, Duration.ofSeconds(10), 3))
-			.build();
+		return this.real.engine(TIMEOUT);
 	}
 
 	/** Block until interrupted, as an HTTP client waiting for an answer does. */

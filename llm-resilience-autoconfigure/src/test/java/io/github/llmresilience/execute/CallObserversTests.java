@@ -5,6 +5,7 @@ import java.util.List;
 
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.target.Target;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,6 +52,47 @@ class CallObserversTests {
 		CallObserver guarded = CallObserver.of(List.of(new CallObserver() {
 		}));
 		assertThat(CallObservers.of(List.of(guarded))).isSameAs(guarded);
+	}
+
+	@Test
+	void aCallWithoutATraceTellsTheSharedObserversAndOneWithATraceTellsItAfterThem() {
+		List<String> told = new ArrayList<>();
+		CallObservers shared = CallObservers.shared(new CallObserver() {
+
+			@Override
+			public void onPoolWait(String chain, String pool, long nanos) {
+				told.add("shared");
+			}
+
+		});
+		CallTrace trace = new CallTrace() {
+
+			@Override
+			public void onPoolWait(String chain, String pool, long nanos) {
+				told.add("trace");
+			}
+
+			@Override
+			public AttemptScope attemptStarted(Attempt attempt) {
+				told.add("attempt started");
+				return AttemptScope.NONE;
+			}
+
+			@Override
+			public void ended(@Nullable Throwable error) {
+				told.add("ended");
+			}
+
+		};
+
+		assertThat(shared.traced(null)).isSameAs(shared);
+		assertThat(shared.traced()).isFalse();
+		CallObservers call = shared.traced(trace);
+		assertThat(call.traced()).isTrue();
+		call.onPoolWait("chat", "default", 1);
+		call.ended(null);
+		assertThat(told).containsExactly("shared", "trace", "ended");
+		assertThat(CallObservers.shared(CallObserver.NONE).traced()).isFalse();
 	}
 
 }

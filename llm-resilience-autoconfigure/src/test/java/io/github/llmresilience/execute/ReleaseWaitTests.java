@@ -438,13 +438,7 @@ class ReleaseWaitTests {
 			long start = System.nanoTime();
 			provider.script("primary", (n) -> (System.nanoTime() - start < 1_000_000_000L)
 					? Reply.json(429, Map.of("retry-after", "1"), RATE_LIMIT) : Reply.ok(FakeProviderBodies.OK));
-			LlmResilience resilience = LlmResilience.builder()
-				.clock(Clock.systemUTC())
-				.target(new Target("primary", "openai", "acct", "gpt-4o", "us", URI.create(provider.baseUrl("primary")),
-						null))
-				.chain("chat", "primary")
-				.extractors(ErrorExtractors.standard().with(List.of(new WebClientErrorExtractor())))
-				.build();
+			LlmResilience resilience = systemClockEngine(provider);
 			List<Mono<String>> calls = new ArrayList<>();
 			for (int i = 0; i < 10; i++) {
 				calls.add(
@@ -466,13 +460,7 @@ class ReleaseWaitTests {
 		try (FakeProvider provider = new FakeProvider()) {
 			provider.script("primary", (n) -> (n == 1) ? Reply.json(429, Map.of("retry-after", "1"), RATE_LIMIT)
 					: Reply.ok(FakeProviderBodies.OK));
-			LlmResilience resilience = LlmResilience.builder()
-				.clock(Clock.systemUTC())
-				.target(new Target("primary", "openai", "acct", "gpt-4o", "us", URI.create(provider.baseUrl("primary")),
-						null))
-				.chain("chat", "primary")
-				.extractors(ErrorExtractors.standard().with(List.of(new WebClientErrorExtractor())))
-				.build();
+			LlmResilience resilience = systemClockEngine(provider);
 			// Answers that take longer than what is left of the calls' 2 s of waiting
 			// after the gate's second.
 			Duration latency = Duration.ofMillis(600);
@@ -506,13 +494,7 @@ class ReleaseWaitTests {
 				return limited ? Reply.json(429, Map.of("retry-after", "2"), RATE_LIMIT)
 						: Reply.ok(FakeProviderBodies.OK);
 			});
-			LlmResilience resilience = LlmResilience.builder()
-				.clock(Clock.systemUTC())
-				.target(new Target("primary", "openai", "acct", "gpt-4o", "us", URI.create(provider.baseUrl("primary")),
-						null))
-				.chain("chat", "primary")
-				.extractors(ErrorExtractors.standard().with(List.of(new WebClientErrorExtractor())))
-				.build();
+			LlmResilience resilience = systemClockEngine(provider);
 
 			String single = resilience.call("chat", (attempt) -> this.h.webClientCall(attempt).block());
 			long servedAt = System.nanoTime() - start;
@@ -536,6 +518,19 @@ class ReleaseWaitTests {
 				}
 			}
 		}
+	}
+
+	/**
+	 * An engine on the system clock with one target, {@code primary}, on the provider.
+	 */
+	private static LlmResilience systemClockEngine(FakeProvider provider) {
+		return LlmResilience.builder()
+			.clock(Clock.systemUTC())
+			.target(new Target("primary", "openai", "acct", "gpt-4o", "us", URI.create(provider.baseUrl("primary")),
+					null))
+			.chain("chat", "primary")
+			.extractors(ErrorExtractors.standard().with(List.of(new WebClientErrorExtractor())))
+			.build();
 	}
 
 	static PartitionSettings noWait() {

@@ -5,16 +5,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.llmresilience.retry.RetrySettings;
-import io.github.llmresilience.target.Target;
 import io.github.llmresilience.test.ManualTime;
-import io.github.llmresilience.timeout.CoalescingTimer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
@@ -34,14 +29,11 @@ class TimedAttemptTests {
 
 	private final ManualTime time = new ManualTime();
 
-	private final CoalescingTimer timer = new CoalescingTimer(CoalescingTimer.TICK_MILLIS, TimeUnit.MILLISECONDS);
-
-	private final ExecutorService callers = Executors.newFixedThreadPool(8);
+	private final RealClockCallers real = new RealClockCallers();
 
 	@AfterEach
 	void stop() {
-		this.callers.shutdownNow();
-		this.timer.dispose();
+		this.real.close();
 	}
 
 	@Test
@@ -93,15 +85,7 @@ class TimedAttemptTests {
 	@Test
 	void onTheSystemClockConcurrentCallsTimeOutOnlyWhenTheirOwnAttemptHangs() throws Exception {
 		Duration timeout = Duration.ofMillis(200);
-		LlmResilience resilience = LlmResilience.builder()
-			.clock(Clock.systemUTC())
-			.scheduler(this.timer)
-			.target(Target.of("primary", "openai"))
-			.target(Target.of("secondary", "anthropic"))
-			.chain("chat", "primary", "secondary")
-			.timeouts(TimeoutSettings.defaults().withAttempt(timeout))
-			.retry(oneAttempt())
-			.build();
+		LlmResilience resilience = this.real.engine(timeout);
 		long start = System.nanoTime();
 		assertThat(resilience.execute("chat",
 				(attempt) -> attempt.target().name().equals("primary") ? Mono.<String>never() : Mono.just("secondary"))
@@ -114,13 +98,13 @@ class TimedAttemptTests {
 		List<Future<?>> runs = new ArrayList<>();
 		for (int thread = 0; thread < 8; thread++) {
 			int id = thread;
-			runs.add(this.callers.submit(() -> {
+			runs.add(this.real.callers.submit(() -> {
 				for (int i = 0; i < 200; i++) {
 					boolean hangs = (i % 50) == id;
 					String answer = resilience
 						.execute("chat",
 								(attempt) -> (hangs && attempt.target().name().equals("primary")) ? Mono.<String>never()
-										: Mono.fromSupplier(() -> attempt.target().name()).publishOn(this.timer))
+										: Mono.fromSupplier(() -> attempt.target().name()).publishOn(this.real.timer))
 						.block(Duration.ofSeconds(10));
 					served.incrementAndGet();
 					if ("secondary".equals(answer)) {
@@ -138,19 +122,7 @@ class TimedAttemptTests {
 	}
 
 	private static LlmResilience engine(Clock clock, ManualTime scheduler) {
-		return LlmResilience.builder()
-			.clock(clock)
-			.scheduler(scheduler)
-			.target(Target.of("primary", "openai"))
-			.target(Target.of("secondary", "anthropic"))
-			.chain("chat", "primary", "secondary")
-			.timeouts(TimeoutSettings.defaults().withAttempt(TIMEOUT))
-			.retry(oneAttempt())
-			.build();
-	}
-
-	private static RetrySettings oneAttempt() {
-		return new RetrySettings(1, Duration.ofMillis(500), Duration.ofSeconds(30), 0.1, Duration.ofSeconds(10), 3);
+		return RealClockCallers.engine(clock, scheduler, TIMEOUT);
 	}
 
 }

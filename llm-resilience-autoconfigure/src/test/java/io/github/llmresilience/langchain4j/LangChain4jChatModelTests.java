@@ -28,13 +28,13 @@ import io.github.llmresilience.execute.CallObserver;
 import io.github.llmresilience.execute.LlmRejectedException;
 import io.github.llmresilience.execute.LlmStreamInterruptedException;
 import io.github.llmresilience.target.Target;
+import io.github.llmresilience.test.ChatBodies;
 import io.github.llmresilience.test.FakeProvider;
 import io.github.llmresilience.test.FakeProvider.Reply;
 import io.github.llmresilience.test.ManualTime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
 
 import org.springframework.beans.factory.support.AbstractBeanDefinition;
@@ -62,28 +62,8 @@ class LangChain4jChatModelTests {
 			"choices":[{"index":0,"message":{"role":"assistant","content":"Hello from gpt"},
 			"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":3,"total_tokens":8}}""";
 
-	static final String ANTHROPIC_OK = """
-			{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4",
-			"content":[{"type":"text","text":"Hello from claude"}],"stop_reason":"end_turn","stop_sequence":null,
-			"usage":{"input_tokens":5,"output_tokens":3}}""";
-
-	static final String OPENAI_SERVER_ERROR = """
-			{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}""";
-
-	static final String OPENAI_QUOTA = """
-			{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}""";
-
-	static final String OPENAI_BAD_REQUEST = """
-			{"error":{"message":"Invalid value for 'temperature': must be between 0 and 2.","type":"invalid_request_error","param":"temperature","code":"invalid_value"}}""";
-
 	static final String ANTHROPIC_OVERLOADED = """
 			{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}""";
-
-	static final String OPENAI_STREAM = "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\","
-			+ "\"created\":1764547200,\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
-			+ "\"content\":\"Hel\"},\"finish_reason\":null}]}\n\ndata: {\"id\":\"chatcmpl-1\","
-			+ "\"object\":\"chat.completion.chunk\",\"created\":1764547200,\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,"
-			+ "\"delta\":{\"content\":\"lo from gpt\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
 
 	static final String ANTHROPIC_STREAM_START = """
 			event: message_start
@@ -113,8 +93,6 @@ class LangChain4jChatModelTests {
 
 					""";
 
-	static final String ANTHROPIC_STREAM_OVERLOADED = "event: error\ndata: " + ANTHROPIC_OVERLOADED.strip() + "\n\n";
-
 	private final FakeProvider provider = new FakeProvider();
 
 	private final ManualTime time = new ManualTime();
@@ -128,7 +106,7 @@ class LangChain4jChatModelTests {
 		return plainRunner().withBean("llmResilienceClock", Clock.class, () -> this.time)
 			// Timers on virtual time too; not a default candidate, so it is no second
 			// Clock.
-			.withBean("llmResilienceScheduler", Scheduler.class, () -> schedulerOf(this.time),
+			.withBean("llmResilienceScheduler", Scheduler.class, () -> this.time.schedulerOnly(),
 					(definition) -> ((AbstractBeanDefinition) definition).setDefaultCandidate(false));
 	}
 
@@ -204,8 +182,8 @@ class LangChain4jChatModelTests {
 
 	@Test
 	void aServerErrorIsOneRequestAndTheNextModelServes(CapturedOutput output) {
-		this.provider.always("gpt", Reply.json(503, OPENAI_SERVER_ERROR));
-		this.provider.always("claude", Reply.ok(ANTHROPIC_OK));
+		this.provider.always("gpt", Reply.json(503, ChatBodies.OPENAI_SERVER_ERROR));
+		this.provider.always("claude", Reply.ok(ChatBodies.ANTHROPIC_OK));
 		run((chat) -> {
 			assertThat(chat.chat("Hi")).isEqualTo("Hello from claude");
 			// LangChain4j's own default would have sent 3.
@@ -217,7 +195,7 @@ class LangChain4jChatModelTests {
 
 	@Test
 	void theModelsOwnRetriesAreKeptWhenTheApplicationSaysSo() {
-		this.provider.always("gpt", Reply.json(400, OPENAI_BAD_REQUEST));
+		this.provider.always("gpt", Reply.json(400, ChatBodies.OPENAI_BAD_REQUEST));
 		runner().withPropertyValues("llm.resilience.langchain4j.retries-off=false").run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(maxRetries(context.getBean("gptModel"))).isEqualTo(2);
@@ -237,8 +215,8 @@ class LangChain4jChatModelTests {
 
 	@Test
 	void theTokensLangChain4jReadFromTheAnswerReachTheEngine() {
-		this.provider.always("gpt", Reply.json(503, OPENAI_SERVER_ERROR));
-		this.provider.always("claude", Reply.ok(ANTHROPIC_OK));
+		this.provider.always("gpt", Reply.json(503, ChatBodies.OPENAI_SERVER_ERROR));
+		this.provider.always("claude", Reply.ok(ChatBodies.ANTHROPIC_OK));
 		List<String> told = new CopyOnWriteArrayList<>();
 		runner().withBean(CallObserver.class, () -> new CallObserver() {
 			@Override
@@ -253,8 +231,8 @@ class LangChain4jChatModelTests {
 
 	@Test
 	void duringAnOutageTheFailingModelGetsNoMoreThanMinimumCallsRequests() {
-		this.provider.always("gpt", Reply.json(503, OPENAI_SERVER_ERROR));
-		this.provider.always("claude", Reply.ok(ANTHROPIC_OK));
+		this.provider.always("gpt", Reply.json(503, ChatBodies.OPENAI_SERVER_ERROR));
+		this.provider.always("claude", Reply.ok(ChatBodies.ANTHROPIC_OK));
 		run((chat) -> {
 			for (int i = 0; i < 30; i++) {
 				assertThat(chat.chat("Hi")).isEqualTo("Hello from claude");
@@ -277,8 +255,8 @@ class LangChain4jChatModelTests {
 
 	@Test
 	void insufficientQuotaIsOneRequest() {
-		this.provider.always("gpt", Reply.json(429, OPENAI_QUOTA));
-		this.provider.always("claude", Reply.ok(ANTHROPIC_OK));
+		this.provider.always("gpt", Reply.json(429, ChatBodies.OPENAI_QUOTA));
+		this.provider.always("claude", Reply.ok(ChatBodies.ANTHROPIC_OK));
 		run((chat) -> {
 			for (int i = 0; i < 5; i++) {
 				assertThat(chat.chat("Hi")).isEqualTo("Hello from claude");
@@ -289,8 +267,8 @@ class LangChain4jChatModelTests {
 
 	@Test
 	void aBadRequestIsOneRequestInTheWholeChain() {
-		this.provider.always("gpt", Reply.json(400, OPENAI_BAD_REQUEST));
-		this.provider.always("claude", Reply.ok(ANTHROPIC_OK));
+		this.provider.always("gpt", Reply.json(400, ChatBodies.OPENAI_BAD_REQUEST));
+		this.provider.always("claude", Reply.ok(ChatBodies.ANTHROPIC_OK));
 		run((chat) -> {
 			assertThatExceptionOfType(LlmRejectedException.class).isThrownBy(() -> chat.chat("Hi"));
 			assertThat(this.provider.requests("gpt")).isEqualTo(1);
@@ -301,7 +279,7 @@ class LangChain4jChatModelTests {
 	@Test
 	void aHungModelIsLeftAtTheAttemptTimeout() {
 		this.provider.always("gpt", Reply.hang());
-		this.provider.always("claude", Reply.ok(ANTHROPIC_OK));
+		this.provider.always("claude", Reply.ok(ChatBodies.ANTHROPIC_OK));
 		run((chat) -> {
 			CompletableFuture<String> answer = CompletableFuture.supplyAsync(() -> chat.chat("Hi"));
 			await().atMost(Duration.ofSeconds(30)).until(() -> this.provider.requests("gpt") == 1);
@@ -317,7 +295,7 @@ class LangChain4jChatModelTests {
 	@Test
 	void onTheSystemClockAHungModelIsLeftAtAboutTheAttemptTimeout() {
 		this.provider.always("gpt", Reply.hang());
-		this.provider.always("claude", Reply.ok(ANTHROPIC_OK));
+		this.provider.always("claude", Reply.ok(ChatBodies.ANTHROPIC_OK));
 		plainRunner()
 			.withPropertyValues("llm.resilience.targets.gpt.timeouts.attempt=1s",
 					"llm.resilience.breaker.slow-call-duration=800ms")
@@ -334,8 +312,8 @@ class LangChain4jChatModelTests {
 
 	@Test
 	void theRequestsParametersAreCarriedOverAndTheTargetsModelReplacesTheRequestsModel() {
-		this.provider.always("gpt", Reply.json(503, OPENAI_SERVER_ERROR));
-		this.provider.always("claude", Reply.ok(ANTHROPIC_OK));
+		this.provider.always("gpt", Reply.json(503, ChatBodies.OPENAI_SERVER_ERROR));
+		this.provider.always("claude", Reply.ok(ChatBodies.ANTHROPIC_OK));
 		run((chat) -> {
 			chat.chat(ChatRequest.builder()
 				.messages(UserMessage.from("Hi"))
@@ -349,7 +327,7 @@ class LangChain4jChatModelTests {
 
 	@Test
 	void aStreamThatFailsBeforeItsFirstTokenIsServedByTheNextModel() {
-		this.provider.always("gpt", Reply.json(503, OPENAI_SERVER_ERROR));
+		this.provider.always("gpt", Reply.json(503, ChatBodies.OPENAI_SERVER_ERROR));
 		this.provider.always("claude", Reply.json(200, Map.of("content-type", "text/event-stream"), ANTHROPIC_STREAM));
 		streamingRunner().run((context) -> {
 			assertThat(context).hasNotFailed();
@@ -366,8 +344,9 @@ class LangChain4jChatModelTests {
 	@Test
 	void anAnthropicOverloadEventBeforeTheFirstTokenIsServedByTheNextModel() {
 		this.provider.always("claude",
-				Reply.json(200, Map.of("content-type", "text/event-stream"), ANTHROPIC_STREAM_OVERLOADED));
-		this.provider.always("gpt", Reply.json(200, Map.of("content-type", "text/event-stream"), OPENAI_STREAM));
+				Reply.json(200, Map.of("content-type", "text/event-stream"), ChatBodies.ANTHROPIC_STREAM_OVERLOADED));
+		this.provider.always("gpt",
+				Reply.json(200, Map.of("content-type", "text/event-stream"), ChatBodies.OPENAI_STREAM));
 		streamingRunner().withPropertyValues("llm.resilience.chains.chat=claude,gpt").run((context) -> {
 			Streamed streamed = stream(context.getBean("chatLc4jStreamingChatModel", StreamingChatModel.class));
 			assertThat(streamed.error).isNull();
@@ -380,8 +359,9 @@ class LangChain4jChatModelTests {
 	@Test
 	void aStreamThatFailsAfterItsFirstTokenEndsInterruptedAndIsNotRestartedElsewhere() {
 		this.provider.always("claude", Reply.json(200, Map.of("content-type", "text/event-stream"),
-				ANTHROPIC_STREAM_START + ANTHROPIC_STREAM_OVERLOADED));
-		this.provider.always("gpt", Reply.json(200, Map.of("content-type", "text/event-stream"), OPENAI_STREAM));
+				ANTHROPIC_STREAM_START + ChatBodies.ANTHROPIC_STREAM_OVERLOADED));
+		this.provider.always("gpt",
+				Reply.json(200, Map.of("content-type", "text/event-stream"), ChatBodies.OPENAI_STREAM));
 		streamingRunner().withPropertyValues("llm.resilience.chains.chat=claude,gpt").run((context) -> {
 			Streamed streamed = stream(context.getBean("chatLc4jStreamingChatModel", StreamingChatModel.class));
 			assertThat(streamed.partials).containsExactly("Hel");
@@ -489,33 +469,6 @@ class LangChain4jChatModelTests {
 			.run((context) -> assertThat(context).getFailure()
 				.hasStackTraceContaining("llm.resilience.chains.chat")
 				.hasStackTraceContaining("all LangChain4j ChatModel beans, or all StreamingChatModel beans"));
-	}
-
-	/** The virtual-time scheduler alone, so that the bean is not also a Clock. */
-	static Scheduler schedulerOf(ManualTime time) {
-		return new Scheduler() {
-
-			@Override
-			public Disposable schedule(Runnable task) {
-				return time.schedule(task);
-			}
-
-			@Override
-			public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
-				return time.schedule(task, delay, unit);
-			}
-
-			@Override
-			public long now(TimeUnit unit) {
-				return time.now(unit);
-			}
-
-			@Override
-			public Worker createWorker() {
-				return time.createWorker();
-			}
-
-		};
 	}
 
 }

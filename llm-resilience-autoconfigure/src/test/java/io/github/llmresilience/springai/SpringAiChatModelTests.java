@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.github.llmresilience.autoconfigure.LlmResilienceAutoConfiguration;
@@ -17,12 +16,12 @@ import io.github.llmresilience.execute.CallObserver;
 import io.github.llmresilience.execute.LlmRejectedException;
 import io.github.llmresilience.execute.LlmStreamInterruptedException;
 import io.github.llmresilience.target.Target;
+import io.github.llmresilience.test.ChatBodies;
 import io.github.llmresilience.test.FakeProvider.Reply;
 import io.github.llmresilience.test.FakeProvider;
 import io.github.llmresilience.test.ManualTime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import reactor.core.Disposable;
 import reactor.core.scheduler.Scheduler;
 
 import org.springframework.ai.chat.client.ChatClient;
@@ -69,7 +68,7 @@ class SpringAiChatModelTests {
 			.withBean("llmResilienceClock", Clock.class, () -> this.time)
 			// Timers on virtual time too; not a default candidate, so it is no second
 			// Clock.
-			.withBean("llmResilienceScheduler", Scheduler.class, () -> schedulerOf(this.time),
+			.withBean("llmResilienceScheduler", Scheduler.class, () -> this.time.schedulerOnly(),
 					(definition) -> ((AbstractBeanDefinition) definition).setDefaultCandidate(false))
 			.withPropertyValues("spring.ai.openai.api-key=test-key",
 					"spring.ai.openai.base-url=" + this.provider.baseUrl("gpt"), "spring.ai.anthropic.api-key=test-key",
@@ -103,7 +102,7 @@ class SpringAiChatModelTests {
 			assertThat(context.getBean("chatChatModel")).isInstanceOfSatisfying(ResilientChatModel.class,
 					(model) -> assertThat(model.chain()).isEqualTo("chat"));
 			assertThat(context.getBean("openAiChatModel")).isNotInstanceOf(ResilientChatModel.class);
-			this.provider.always("gpt", Reply.ok(SpringAiBodies.OPENAI_OK));
+			this.provider.always("gpt", Reply.ok(ChatBodies.OPENAI_OK));
 			assertThat(context.getBean("chatChatModel", ChatModel.class).call("Hi")).isEqualTo("Hello from gpt");
 			assertThat(this.provider.requests("gpt")).isEqualTo(1);
 		});
@@ -111,8 +110,8 @@ class SpringAiChatModelTests {
 
 	@Test
 	void theTokensSpringAiReadFromEachAnswerReachTheEngine() {
-		this.provider.always("gpt", Reply.json(503, SpringAiBodies.OPENAI_SERVER_ERROR));
-		this.provider.always("claude", Reply.ok(SpringAiBodies.ANTHROPIC_OK));
+		this.provider.always("gpt", Reply.json(503, ChatBodies.OPENAI_SERVER_ERROR));
+		this.provider.always("claude", Reply.ok(ChatBodies.ANTHROPIC_OK));
 		List<String> told = new CopyOnWriteArrayList<>();
 		runner().withBean(CallObserver.class, () -> new CallObserver() {
 			@Override
@@ -129,8 +128,8 @@ class SpringAiChatModelTests {
 
 	@Test
 	void springAisAutoConfiguredChatClientBuilderIsBuiltOnTheOnlyChainsChatModel() {
-		this.provider.always("gpt", Reply.json(503, SpringAiBodies.OPENAI_SERVER_ERROR));
-		this.provider.always("claude", Reply.ok(SpringAiBodies.ANTHROPIC_OK));
+		this.provider.always("gpt", Reply.json(503, ChatBodies.OPENAI_SERVER_ERROR));
+		this.provider.always("claude", Reply.ok(ChatBodies.ANTHROPIC_OK));
 		runner().withConfiguration(AutoConfigurations.of(ChatClientAutoConfiguration.class)).run((context) -> {
 			assertThat(context).hasNotFailed();
 			ChatClient chat = context.getBean(ChatClient.Builder.class).build();
@@ -141,8 +140,8 @@ class SpringAiChatModelTests {
 
 	@Test
 	void duringAnOutageTheFailingModelGetsNoMoreThanMinimumCallsRequests() {
-		this.provider.always("gpt", Reply.json(503, SpringAiBodies.OPENAI_SERVER_ERROR));
-		this.provider.always("claude", Reply.ok(SpringAiBodies.ANTHROPIC_OK));
+		this.provider.always("gpt", Reply.json(503, ChatBodies.OPENAI_SERVER_ERROR));
+		this.provider.always("claude", Reply.ok(ChatBodies.ANTHROPIC_OK));
 		run((chat) -> {
 			for (int i = 0; i < 30; i++) {
 				assertThat(text(chat.call(new Prompt("Hi")))).isEqualTo("Hello from claude");
@@ -156,8 +155,8 @@ class SpringAiChatModelTests {
 	void aRetryAfterOf20SecondsKeepsEveryRequestAwayFromThatScopeFor20Seconds() {
 		this.provider.script("gpt",
 				(n) -> (n == 1) ? Reply.json(429, Map.of("retry-after", "20", "x-ratelimit-remaining-requests", "0"),
-						SpringAiBodies.OPENAI_RATE_LIMIT) : Reply.ok(SpringAiBodies.OPENAI_OK));
-		this.provider.always("claude", Reply.ok(SpringAiBodies.ANTHROPIC_OK));
+						ChatBodies.OPENAI_RATE_LIMIT) : Reply.ok(ChatBodies.OPENAI_OK));
+		this.provider.always("claude", Reply.ok(ChatBodies.ANTHROPIC_OK));
 		run((chat) -> {
 			assertThat(text(chat.call(new Prompt("Hi")))).isEqualTo("Hello from claude");
 			for (Duration at : List.of(Duration.ofSeconds(1), Duration.ofSeconds(8), Duration.ofSeconds(10),
@@ -178,8 +177,8 @@ class SpringAiChatModelTests {
 				(n) -> (n == 1) ? Reply.json(429,
 						Map.of("x-ratelimit-remaining-requests", "0", "x-ratelimit-reset-requests", "20s",
 								"x-ratelimit-remaining-tokens", "29000", "x-ratelimit-reset-tokens", "120ms"),
-						SpringAiBodies.OPENAI_RATE_LIMIT) : Reply.ok(SpringAiBodies.OPENAI_OK));
-		this.provider.always("claude", Reply.ok(SpringAiBodies.ANTHROPIC_OK));
+						ChatBodies.OPENAI_RATE_LIMIT) : Reply.ok(ChatBodies.OPENAI_OK));
+		this.provider.always("claude", Reply.ok(ChatBodies.ANTHROPIC_OK));
 		run((chat) -> {
 			assertThat(text(chat.call(new Prompt("Hi")))).isEqualTo("Hello from claude");
 			this.time.advance(Duration.ofMillis(19_900));
@@ -200,8 +199,8 @@ class SpringAiChatModelTests {
 						Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).plusSeconds(20).toString(),
 						"anthropic-ratelimit-tokens-remaining", "40000", "anthropic-ratelimit-tokens-reset",
 						Instant.now().plusSeconds(1).toString()),
-				SpringAiBodies.ANTHROPIC_RATE_LIMIT) : Reply.ok(SpringAiBodies.ANTHROPIC_OK));
-		this.provider.always("gpt", Reply.ok(SpringAiBodies.OPENAI_OK));
+				ChatBodies.ANTHROPIC_RATE_LIMIT) : Reply.ok(ChatBodies.ANTHROPIC_OK));
+		this.provider.always("gpt", Reply.ok(ChatBodies.OPENAI_OK));
 		runner().withPropertyValues("llm.resilience.chains.chat=claude,gpt").run((context) -> {
 			ChatModel chat = context.getBean("chatChatModel", ChatModel.class);
 			assertThat(text(chat.call(new Prompt("Hi")))).isEqualTo("Hello from gpt");
@@ -215,8 +214,8 @@ class SpringAiChatModelTests {
 
 	@Test
 	void insufficientQuotaIsOneRequest() {
-		this.provider.always("gpt", Reply.json(429, SpringAiBodies.OPENAI_QUOTA));
-		this.provider.always("claude", Reply.ok(SpringAiBodies.ANTHROPIC_OK));
+		this.provider.always("gpt", Reply.json(429, ChatBodies.OPENAI_QUOTA));
+		this.provider.always("claude", Reply.ok(ChatBodies.ANTHROPIC_OK));
 		run((chat) -> {
 			for (int i = 0; i < 5; i++) {
 				assertThat(text(chat.call(new Prompt("Hi")))).isEqualTo("Hello from claude");
@@ -227,8 +226,8 @@ class SpringAiChatModelTests {
 
 	@Test
 	void aBadRequestIsOneRequestInTheWholeChain() {
-		this.provider.always("gpt", Reply.json(400, SpringAiBodies.OPENAI_BAD_REQUEST));
-		this.provider.always("claude", Reply.ok(SpringAiBodies.ANTHROPIC_OK));
+		this.provider.always("gpt", Reply.json(400, ChatBodies.OPENAI_BAD_REQUEST));
+		this.provider.always("claude", Reply.ok(ChatBodies.ANTHROPIC_OK));
 		run((chat) -> {
 			assertThatExceptionOfType(LlmRejectedException.class).isThrownBy(() -> chat.call(new Prompt("Hi")));
 			assertThat(this.provider.requests("gpt")).isEqualTo(1);
@@ -238,8 +237,8 @@ class SpringAiChatModelTests {
 
 	@Test
 	void aContentFilterIsOneRequestInTheWholeChain() {
-		this.provider.always("gpt", Reply.json(400, SpringAiBodies.OPENAI_CONTENT_FILTER));
-		this.provider.always("claude", Reply.ok(SpringAiBodies.ANTHROPIC_OK));
+		this.provider.always("gpt", Reply.json(400, ChatBodies.OPENAI_CONTENT_FILTER));
+		this.provider.always("claude", Reply.ok(ChatBodies.ANTHROPIC_OK));
 		run((chat) -> {
 			assertThatExceptionOfType(LlmRejectedException.class).isThrownBy(() -> chat.call(new Prompt("Hi")));
 			assertThat(this.provider.requests("gpt")).isEqualTo(1);
@@ -250,7 +249,7 @@ class SpringAiChatModelTests {
 	@Test
 	void aHungModelIsLeftAtTheAttemptTimeout() {
 		this.provider.always("gpt", Reply.hang());
-		this.provider.always("claude", Reply.ok(SpringAiBodies.ANTHROPIC_OK));
+		this.provider.always("claude", Reply.ok(ChatBodies.ANTHROPIC_OK));
 		run((chat) -> {
 			CompletableFuture<ChatResponse> answer = CompletableFuture.supplyAsync(() -> chat.call(new Prompt("Hi")));
 			await().atMost(Duration.ofSeconds(30)).until(() -> this.provider.requests("gpt") == 1);
@@ -266,7 +265,7 @@ class SpringAiChatModelTests {
 	@Test
 	void onTheSystemClockAHungModelIsLeftAtAboutTheAttemptTimeout() {
 		this.provider.always("gpt", Reply.hang());
-		this.provider.always("claude", Reply.ok(SpringAiBodies.ANTHROPIC_OK));
+		this.provider.always("claude", Reply.ok(ChatBodies.ANTHROPIC_OK));
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(ToolCallingAutoConfiguration.class,
 					OpenAiChatAutoConfiguration.class, AnthropicChatAutoConfiguration.class,
@@ -293,9 +292,9 @@ class SpringAiChatModelTests {
 
 	@Test
 	void aStreamThatFailsBeforeItsFirstTokenIsServedByTheNextModel() {
-		this.provider.always("gpt", Reply.json(503, SpringAiBodies.OPENAI_SERVER_ERROR));
+		this.provider.always("gpt", Reply.json(503, ChatBodies.OPENAI_SERVER_ERROR));
 		this.provider.always("claude",
-				Reply.json(200, Map.of("content-type", "text/event-stream"), SpringAiBodies.ANTHROPIC_STREAM));
+				Reply.json(200, Map.of("content-type", "text/event-stream"), ChatBodies.ANTHROPIC_STREAM));
 		run((chat) -> {
 			List<ChatResponse> responses = chat.stream(new Prompt("Hi")).collectList().block(Duration.ofSeconds(30));
 			assertThat(responses).isNotNull();
@@ -311,10 +310,10 @@ class SpringAiChatModelTests {
 
 	@Test
 	void anAnthropicOverloadEventBeforeTheFirstTokenIsServedByTheNextModel() {
-		this.provider.always("claude", Reply.json(200, Map.of("content-type", "text/event-stream"),
-				SpringAiBodies.ANTHROPIC_STREAM_OVERLOADED));
+		this.provider.always("claude",
+				Reply.json(200, Map.of("content-type", "text/event-stream"), ChatBodies.ANTHROPIC_STREAM_OVERLOADED));
 		this.provider.always("gpt",
-				Reply.json(200, Map.of("content-type", "text/event-stream"), SpringAiBodies.OPENAI_STREAM));
+				Reply.json(200, Map.of("content-type", "text/event-stream"), ChatBodies.OPENAI_STREAM));
 		runner().withPropertyValues("llm.resilience.chains.chat=claude,gpt").run((context) -> {
 			ChatModel chat = context.getBean("chatChatModel", ChatModel.class);
 			List<ChatResponse> responses = chat.stream(new Prompt("Hi")).collectList().block(Duration.ofSeconds(30));
@@ -332,9 +331,9 @@ class SpringAiChatModelTests {
 	@Test
 	void aStreamThatFailsAfterItsFirstTokenEndsInterruptedAndIsNotRestartedElsewhere() {
 		this.provider.always("gpt", Reply.json(200, Map.of("content-type", "text/event-stream"),
-				SpringAiBodies.OPENAI_STREAM_FIRST_TOKEN + SpringAiBodies.OPENAI_STREAM_ERROR));
+				ChatBodies.OPENAI_STREAM_FIRST_TOKEN + ChatBodies.OPENAI_STREAM_ERROR));
 		this.provider.always("claude",
-				Reply.json(200, Map.of("content-type", "text/event-stream"), SpringAiBodies.ANTHROPIC_STREAM));
+				Reply.json(200, Map.of("content-type", "text/event-stream"), ChatBodies.ANTHROPIC_STREAM));
 		run((chat) -> {
 			List<String> texts = new java.util.concurrent.CopyOnWriteArrayList<>();
 			Throwable error = chat.stream(new Prompt("Hi"))
@@ -353,8 +352,8 @@ class SpringAiChatModelTests {
 
 	@Test
 	void theRequestsOptionsAreCarriedOverAndTheTargetsModelReplacesTheRequestsModel() {
-		this.provider.always("gpt", Reply.json(503, SpringAiBodies.OPENAI_SERVER_ERROR));
-		this.provider.always("claude", Reply.ok(SpringAiBodies.ANTHROPIC_OK));
+		this.provider.always("gpt", Reply.json(503, ChatBodies.OPENAI_SERVER_ERROR));
+		this.provider.always("claude", Reply.ok(ChatBodies.ANTHROPIC_OK));
 		run((chat) -> {
 			chat.call(new Prompt("Hi", ChatOptions.builder().model("gpt-4o-mini").temperature(0.25).build()));
 			assertThat(this.provider.lastBody("gpt")).contains("\"model\":\"gpt-4o\"").contains("0.25");
@@ -410,33 +409,6 @@ class SpringAiChatModelTests {
 			.run((context) -> assertThat(context).getFailure()
 				.hasStackTraceContaining("llm.resilience.targets.claude.chat-model")
 				.hasStackTraceContaining("nosuchChatModel"));
-	}
-
-	/** The virtual-time scheduler alone, so that the bean is not also a Clock. */
-	static Scheduler schedulerOf(ManualTime time) {
-		return new Scheduler() {
-
-			@Override
-			public Disposable schedule(Runnable task) {
-				return time.schedule(task);
-			}
-
-			@Override
-			public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
-				return time.schedule(task, delay, unit);
-			}
-
-			@Override
-			public long now(TimeUnit unit) {
-				return time.now(unit);
-			}
-
-			@Override
-			public Worker createWorker() {
-				return time.createWorker();
-			}
-
-		};
 	}
 
 }

@@ -14,6 +14,7 @@ import io.github.llmresilience.execute.Degradation;
 import io.github.llmresilience.execute.LlmFallback;
 import io.github.llmresilience.execute.LlmRejectedException;
 import io.github.llmresilience.execute.LlmUnavailableException;
+import io.github.llmresilience.test.ChatBodies;
 import io.github.llmresilience.test.FakeProvider;
 import io.github.llmresilience.test.FakeProvider.Reply;
 import io.github.llmresilience.test.ManualTime;
@@ -65,7 +66,7 @@ class SpringAiDegradedTests {
 					OpenAiChatAutoConfiguration.class, AnthropicChatAutoConfiguration.class,
 					LlmResilienceAutoConfiguration.class, LlmResilienceSpringAiAutoConfiguration.class))
 			.withBean("llmResilienceClock", Clock.class, () -> this.time)
-			.withBean("llmResilienceScheduler", Scheduler.class, () -> SpringAiChatModelTests.schedulerOf(this.time),
+			.withBean("llmResilienceScheduler", Scheduler.class, () -> this.time.schedulerOnly(),
 					(definition) -> ((AbstractBeanDefinition) definition).setDefaultCandidate(false))
 			.withPropertyValues("spring.ai.openai.api-key=test-key",
 					"spring.ai.openai.base-url=" + this.provider.baseUrl("gpt"), "spring.ai.anthropic.api-key=test-key",
@@ -84,7 +85,7 @@ class SpringAiDegradedTests {
 	}
 
 	private void bothDown() {
-		this.provider.always("gpt", Reply.json(503, SpringAiBodies.OPENAI_SERVER_ERROR));
+		this.provider.always("gpt", Reply.json(503, ChatBodies.OPENAI_SERVER_ERROR));
 		this.provider.always("claude", Reply.json(503, ANTHROPIC_SERVER_ERROR));
 	}
 
@@ -114,7 +115,7 @@ class SpringAiDegradedTests {
 
 	@Test
 	void aModelThatServesIsNotDegraded() {
-		this.provider.always("gpt", Reply.ok(SpringAiBodies.OPENAI_OK));
+		this.provider.always("gpt", Reply.ok(ChatBodies.OPENAI_OK));
 		withCachedAnswers().run((context) -> {
 			ChatResponse response = context.getBean("chatChatModel", ChatModel.class).call(new Prompt("Hi"));
 			assertThat(response.getResult().getOutput().getText()).isEqualTo("Hello from gpt");
@@ -140,7 +141,7 @@ class SpringAiDegradedTests {
 
 	@Test
 	void aBadRequestReachesTheCallerAndTheFallbackIsNotAsked() {
-		this.provider.always("gpt", Reply.json(400, SpringAiBodies.OPENAI_BAD_REQUEST));
+		this.provider.always("gpt", Reply.json(400, ChatBodies.OPENAI_BAD_REQUEST));
 		withCachedAnswers().run((context) -> {
 			ChatModel chat = context.getBean("chatChatModel", ChatModel.class);
 			assertThatExceptionOfType(LlmRejectedException.class).isThrownBy(() -> chat.call(new Prompt("Hi")));

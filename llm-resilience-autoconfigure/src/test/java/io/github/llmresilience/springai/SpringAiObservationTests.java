@@ -7,6 +7,7 @@ import io.github.llmresilience.autoconfigure.LlmResilienceAutoConfiguration;
 import io.github.llmresilience.autoconfigure.LlmResilienceObservationAutoConfiguration;
 import io.github.llmresilience.autoconfigure.LlmResilienceSpringAiAutoConfiguration;
 import io.github.llmresilience.observation.LlmObservations;
+import io.github.llmresilience.test.ChatBodies;
 import io.github.llmresilience.test.FakeProvider;
 import io.github.llmresilience.test.FakeProvider.Reply;
 import io.micrometer.observation.Observation;
@@ -91,8 +92,8 @@ class SpringAiObservationTests {
 
 	@Test
 	void eachProviderRequestOfAFailoverIsTheChildOfItsAttemptAndTheAttemptsOfTheOneCall() {
-		this.provider.always("gpt", Reply.json(503, SpringAiBodies.OPENAI_SERVER_ERROR));
-		this.provider.always("claude", Reply.ok(SpringAiBodies.ANTHROPIC_OK));
+		this.provider.always("gpt", Reply.json(503, ChatBodies.OPENAI_SERVER_ERROR));
+		this.provider.always("claude", Reply.ok(ChatBodies.ANTHROPIC_OK));
 		runner().run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(context.getBean("chatChatModel", ChatModel.class).call("Hi")).isEqualTo("Hello from claude");

@@ -2,6 +2,7 @@ package io.github.llmresilience.springai;
 
 import io.github.llmresilience.autoconfigure.LlmResilienceAutoConfiguration;
 import io.github.llmresilience.autoconfigure.LlmResilienceSpringAiAutoConfiguration;
+import io.github.llmresilience.test.ChatBodies;
 import io.github.llmresilience.test.FakeProvider;
 import io.github.llmresilience.test.FakeProvider.Reply;
 import org.junit.jupiter.api.AfterEach;
@@ -89,7 +90,7 @@ class SpringAiSecondChatModelTests {
 	@Test
 	void aSecondModelDeclaredAsChatModelKeepsSpringAisOwnAndTheChainFailsOverToIt() {
 		this.provider.always("primary", Reply.json(503, FakeProvider.OPENAI_503));
-		this.provider.always("backup", Reply.ok(SpringAiBodies.OPENAI_OK));
+		this.provider.always("backup", Reply.ok(ChatBodies.OPENAI_OK));
 		runner().withUserConfiguration(TwoModels.class).run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(context.getBean("openAiChatModel")).isInstanceOf(OpenAiChatModel.class);

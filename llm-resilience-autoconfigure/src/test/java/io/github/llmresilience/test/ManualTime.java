@@ -227,6 +227,37 @@ public final class ManualTime extends Clock implements Scheduler {
 
 	// Scheduler ------------------------------------------------------------------------
 
+	/**
+	 * This time as a scheduler alone: a bean of it is not also a {@link Clock} (the
+	 * auto-configuration's {@code llmResilienceScheduler} beside its clock bean).
+	 */
+	public Scheduler schedulerOnly() {
+		ManualTime time = this;
+		return new Scheduler() {
+
+			@Override
+			public Disposable schedule(Runnable task) {
+				return time.schedule(task);
+			}
+
+			@Override
+			public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+				return time.schedule(task, delay, unit);
+			}
+
+			@Override
+			public long now(TimeUnit unit) {
+				return time.now(unit);
+			}
+
+			@Override
+			public Worker createWorker() {
+				return time.createWorker();
+			}
+
+		};
+	}
+
 	@Override
 	public Disposable schedule(Runnable task) {
 		task.run();

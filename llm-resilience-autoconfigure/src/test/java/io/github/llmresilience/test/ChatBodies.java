@@ -1,20 +1,24 @@
-package io.github.llmresilience.springai;
+package io.github.llmresilience.test;
 
-/** What the OpenAI and Anthropic APIs answer, as Spring AI's SDK clients read it. */
-final class SpringAiBodies {
+/**
+ * What the OpenAI and Anthropic APIs answer, for the tests of the model clients over the
+ * {@link FakeProvider}: Spring AI's SDK clients and LangChain4j's models read the same
+ * bodies.
+ */
+public final class ChatBodies {
 
-	static final String OPENAI_OK = """
+	public static final String OPENAI_OK = """
 			{"id":"chatcmpl-1","object":"chat.completion","created":1764547200,"model":"gpt-4o",
 			"choices":[{"index":0,"message":{"role":"assistant","content":"Hello from gpt","refusal":null},
 			"finish_reason":"stop","logprobs":null}],
 			"usage":{"prompt_tokens":5,"completion_tokens":3,"total_tokens":8}}""";
 
-	static final String ANTHROPIC_OK = """
+	public static final String ANTHROPIC_OK = """
 			{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4",
 			"content":[{"type":"text","text":"Hello from claude"}],"stop_reason":"end_turn","stop_sequence":null,
 			"usage":{"input_tokens":5,"output_tokens":3}}""";
 
-	static final String ANTHROPIC_STREAM = """
+	public static final String ANTHROPIC_STREAM = """
 			event: message_start
 			data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":5,"output_tokens":1}}}
 
@@ -35,41 +39,41 @@ final class SpringAiBodies {
 
 			""";
 
-	static final String OPENAI_SERVER_ERROR = """
+	public static final String OPENAI_SERVER_ERROR = """
 			{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}""";
 
-	static final String OPENAI_RATE_LIMIT = """
+	public static final String OPENAI_RATE_LIMIT = """
 			{"error":{"message":"Rate limit reached for gpt-4o on requests per min (RPM): Limit 500, Used 500, Requested 1.","type":"requests","param":null,"code":"rate_limit_exceeded"}}""";
 
-	static final String OPENAI_QUOTA = """
+	public static final String OPENAI_QUOTA = """
 			{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}""";
 
-	static final String OPENAI_BAD_REQUEST = """
+	public static final String OPENAI_BAD_REQUEST = """
 			{"error":{"message":"Invalid value for 'temperature': must be between 0 and 2.","type":"invalid_request_error","param":"temperature","code":"invalid_value"}}""";
 
-	static final String OPENAI_CONTENT_FILTER = """
+	public static final String OPENAI_CONTENT_FILTER = """
 			{"error":{"message":"The response was filtered due to the prompt triggering content management policy.","type":null,"param":"prompt","code":"content_filter","status":400}}""";
 
-	static final String ANTHROPIC_RATE_LIMIT = """
+	public static final String ANTHROPIC_RATE_LIMIT = """
 			{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization of 50 requests per minute."}}""";
 
-	static final String OPENAI_STREAM_FIRST_TOKEN = "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\","
+	public static final String OPENAI_STREAM_FIRST_TOKEN = "data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\","
 			+ "\"created\":1764547200,\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\","
 			+ "\"content\":\"Hel\"},\"finish_reason\":null}]}\n\n";
 
 	/** An error event inside a 200 stream, as OpenAI sends when it fails mid-answer. */
-	static final String OPENAI_STREAM_ERROR = "data: {\"error\":{\"message\":\"The server had an error while "
+	public static final String OPENAI_STREAM_ERROR = "data: {\"error\":{\"message\":\"The server had an error while "
 			+ "processing your request.\",\"type\":\"server_error\",\"param\":null,\"code\":null}}\n\n";
 
-	static final String OPENAI_STREAM = OPENAI_STREAM_FIRST_TOKEN + "data: {\"id\":\"chatcmpl-1\","
+	public static final String OPENAI_STREAM = OPENAI_STREAM_FIRST_TOKEN + "data: {\"id\":\"chatcmpl-1\","
 			+ "\"object\":\"chat.completion.chunk\",\"created\":1764547200,\"model\":\"gpt-4o\",\"choices\":[{\"index\":0,"
 			+ "\"delta\":{\"content\":\"lo from gpt\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
 
 	/** Anthropic's overload inside a 200 stream, before any content. */
-	static final String ANTHROPIC_STREAM_OVERLOADED = "event: error\ndata: {\"type\":\"error\",\"error\":"
+	public static final String ANTHROPIC_STREAM_OVERLOADED = "event: error\ndata: {\"type\":\"error\",\"error\":"
 			+ "{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n";
 
-	private SpringAiBodies() {
+	private ChatBodies() {
 	}
 
 }
