@@ -83,12 +83,10 @@ class StatusPageBrowserTests {
 		this.browser.findElement(By.cssSelector("button[type=submit]")).click();
 		// Back on the page it asked for, which draws what its first poll read.
 		// (Spring Security marks the saved request's redirect with "?continue".)
-		page(ConsoleClient.PATIENCE).until((driver) -> {
-			return driver.getCurrentUrl().startsWith(page) && "CLOSED".equals(breakerState(driver, "primary"))
-					&& "primary".equals(serving(driver, "chat"));
-		});
+		page(ConsoleClient.PATIENCE).until((driver) -> driver.getCurrentUrl().startsWith(page)
+				&& "CLOSED".equals(breakerState(driver, "primary")) && "primary".equals(serving(driver, "chat")));
 
-		// An operator forces primary's breaker open, with curl's credentials.
+		// An operator forces primary's breaker open over HTTP Basic, as curl would.
 		int status = new ConsoleClient(this.port)
 			.post("/actuator/llmresilience/targets/primary", ConsoleClient.OPERATOR, "application/json",
 					"{\"action\": \"force-open\"}")
