@@ -23,8 +23,9 @@ import reactor.core.scheduler.Scheduler;
  * The supply of every quota scope of a pod in fleet mode with leases: one
  * {@link LeasedSupply} per scope, and the background that looks at them and sends their
  * exchanges to the {@link LeaseStore}. The background runs on a scheduler given to
- * {@link #start}: every tick (a tenth of the period, at least 10 ms), and at once when a
- * call finds its lease short. {@link #look()} is the same look, for a test to drive.
+ * {@link #start}: every tick (a tenth of the period, between 10 ms and 100 ms), and at
+ * once when a call finds its lease short. {@link #look()} is the same look, for a test to
+ * drive.
  * <p>
  * Engine-facing: public so that the engine and the auto-configuration can use it, not an
  * API for applications, and free to change.
@@ -134,8 +135,8 @@ public final class LeasedSupplies implements SupplySource, AutoCloseable {
 	}
 
 	/**
-	 * Look every tick on the scheduler (a tenth of the period, at least 10 ms), and at
-	 * once when a call finds its lease short.
+	 * Look every tick on the scheduler (a tenth of the period, between 10 ms and 100 ms),
+	 * and at once when a call finds its lease short.
 	 */
 	public void start(Scheduler scheduler) {
 		this.scheduler = scheduler;

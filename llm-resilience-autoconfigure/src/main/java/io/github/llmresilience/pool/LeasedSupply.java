@@ -149,11 +149,14 @@ public final class LeasedSupply implements ScopeSupply {
 	}
 
 	/**
-	 * How often the background looks at each lease: a tenth of the period, at least 10
-	 * ms.
+	 * How often the background looks at each lease: a tenth of the period, between 10 ms
+	 * and 100 ms. The look is local; it is also how soon a pod whose exchange found the
+	 * fleet's bucket empty asks again, so that busy pods take turns at its refill every
+	 * 100 ms rather than every half second with 5 s leases (a pod's interactive calls
+	 * then wait for a turn beyond their 2 s; the fleet pools drill, docs/pools.md).
 	 */
 	static long tickNanos(LeaseSettings settings) {
-		return Math.max(10_000_000L, settings.period().toNanos() / 10);
+		return Math.max(10_000_000L, Math.min(100_000_000L, settings.period().toNanos() / 10));
 	}
 
 	public String scope() {

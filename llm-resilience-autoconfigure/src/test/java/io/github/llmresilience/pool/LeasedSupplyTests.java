@@ -106,6 +106,16 @@ class LeasedSupplyTests {
 	}
 
 	@Test
+	void aPodLooksAtItsLeaseEveryTenthOfThePeriodBetween10And100Milliseconds() {
+		assertThat(LeasedSupply.tickNanos(new LeaseSettings(true, Duration.ofSeconds(5), Duration.ofSeconds(1))))
+			.isEqualTo(Duration.ofMillis(100).toNanos());
+		assertThat(LeasedSupply.tickNanos(new LeaseSettings(true, Duration.ofMillis(500), Duration.ofMillis(100))))
+			.isEqualTo(Duration.ofMillis(50).toNanos());
+		assertThat(LeasedSupply.tickNanos(new LeaseSettings(true, Duration.ofMillis(100), Duration.ofMillis(50))))
+			.isEqualTo(Duration.ofMillis(10).toNanos());
+	}
+
+	@Test
 	void anIdlePodReturnsWhatItHoldsAtThePeriodsEndAndHoldsNothing() {
 		LeasedSupply supply = supply(4);
 		this.supplies.look();
