@@ -175,6 +175,37 @@ class ScopePartitionTests {
 		assertThat(background).isSorted();
 	}
 
+	/**
+	 * The promise of a pool under its share on {@link System#nanoTime()}: the interactive
+	 * call that comes behind a background line is told the scope's next refill (about 100
+	 * ms at 600 a minute, whatever the machine took since), and draws it when that time
+	 * has passed, ahead of the line.
+	 */
+	@Test
+	void onTheSystemClockAPoolUnderItsShareDrawsTheNextRefillAfterItsWait() {
+		ScopePartition partition = new ScopePartition("acct/gpt-4o", PartitionSettings.defaultPools(),
+				SupplySource.of(BucketSource.local(System::nanoTime)), null, 1);
+		partition.learn(new Capacity(600, 0));
+		while (partition.tryTake(BACKGROUND, 0) != null) {
+		}
+		long[] background = new long[5];
+		for (int i = 0; i < background.length; i++) {
+			background[i] = partition.enter(BACKGROUND);
+		}
+		long interactive = partition.enter(INTERACTIVE);
+
+		long wait = partition.waitNanos(INTERACTIVE, interactive);
+		long start = System.nanoTime();
+
+		// Never more than one refill; less by what the machine took since the last draw.
+		assertThat(wait).isPositive().isLessThanOrEqualTo(Duration.ofMillis(100).toNanos());
+		while (System.nanoTime() - start < wait) {
+			Thread.onSpinWait();
+		}
+		assertThat(partition.tryTake(BACKGROUND, background[0])).as("interactive's turn").isNull();
+		assertThat(partition.tryTake(INTERACTIVE, interactive)).isNotNull();
+	}
+
 	@Test
 	void aPoolThatWasIdleGetsNoCreditForTheTimeItDidNotUse() {
 		this.partition.learn(new Capacity(60, 0));
