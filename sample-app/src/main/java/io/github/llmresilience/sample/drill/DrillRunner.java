@@ -16,9 +16,9 @@ import org.springframework.stereotype.Component;
  * {@code --drill=fleet} (with {@code --pods=40 --rpm=300 --fleet=on|off} and
  * {@code --time-scale=1}) or {@code --drill=pools} (with {@code --pools=on|off},
  * {@code --rpm=60} and {@code --time-scale=1}) or {@code --drill=pools-fleet} (with
- * {@code --fleet=on|equal|off}, {@code --pods=10}, {@code --skew=80}, {@code --rpm=600}
- * and {@code --time-scale=1}) once the application has started, and prints its report;
- * {@code SampleApplication} then exits.
+ * {@code --fleet=on|equal|off}, {@code --pods=10}, {@code --skew=80}, {@code --rpm=600},
+ * {@code --lease-period=5s} and {@code --time-scale=1}) once the application has started,
+ * and prints its report; {@code SampleApplication} then exits.
  */
 @Component
 @ConditionalOnProperty("drill")
@@ -101,7 +101,7 @@ class DrillRunner implements ApplicationRunner {
 			leasePeriod = DurationStyle.detectAndParse(period);
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException("--lease-period must be a duration such as 5s, was '" + period + "'");
+			throw new IllegalArgumentException("--lease-period must be a duration such as 1s, was '" + period + "'");
 		}
 		return plan.leasePeriod(leasePeriod).scaled(timeScale(args));
 	}
