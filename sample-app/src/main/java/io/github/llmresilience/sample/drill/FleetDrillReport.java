@@ -38,40 +38,29 @@ public record FleetDrillReport(FleetDrillPlan plan, String chain, List<String> c
 		lines.add(String.format(Locale.ROOT,
 				"Fleet drill: %d pods, %d calls a minute in all (one every %s s a pod), chain %s %s, fleet mode %s; "
 						+ "breaker minimum-calls %d of %d, open %s s; %s; primary in outage for %s s",
-				plan.pods(), plan.callsPerMinute(), seconds(plan.callPeriod()), this.chain, this.chainTargets,
+				plan.pods(), plan.callsPerMinute(), Figures.seconds(plan.callPeriod()), this.chain, this.chainTargets,
 				plan.fleet() ? "on" : "off", plan.breaker().minimumCalls(), plan.breaker().slidingWindowSize(),
-				seconds(plan.breaker().openDuration()),
-				plan.fleet() ? "fleet window " + seconds(plan.window()) + " s, sync every "
-						+ seconds(plan.syncInterval()) + " s, probe every " + seconds(plan.probeInterval()) + " s"
-						: "every pod decides alone",
-				seconds(plan.outage())));
+				Figures.seconds(plan.breaker().openDuration()),
+				plan.fleet() ? "fleet window " + Figures.seconds(plan.window()) + " s, sync every "
+						+ Figures.seconds(plan.syncInterval()) + " s, probe every "
+						+ Figures.seconds(plan.probeInterval()) + " s" : "every pod decides alone",
+				Figures.seconds(plan.outage())));
 		if (plan.timeScale() != 1) {
 			lines.add(String.format(Locale.ROOT, "(time scaled by %s: every duration above is already scaled)",
-					trim(plan.timeScale())));
+					Figures.trim(plan.timeScale())));
 		}
 		lines.add("Calls that reached the provider during the outage: " + this.callsDuringOutage);
-		lines.add((this.openedAfter != null) ? "Breaker opened after " + seconds(this.openedAfter) + " s"
+		lines.add((this.openedAfter != null) ? "Breaker opened after " + Figures.seconds(this.openedAfter) + " s"
 				: "Breaker opened after: never");
 		lines.add("Trial requests while open: " + this.trials);
 		lines.add("First call served after the provider recovered: "
-				+ ((this.firstServedAfterRecovery != null) ? seconds(this.firstServedAfterRecovery) + " s"
-						: "none within " + seconds(plan.afterRecovery()) + " s"));
+				+ ((this.firstServedAfterRecovery != null) ? Figures.seconds(this.firstServedAfterRecovery) + " s"
+						: "none within " + Figures.seconds(plan.afterRecovery()) + " s"));
 		lines.add(String.format(Locale.ROOT,
 				"Breaker openings on primary's domain, all pods: %d; calls in all: %d (served by another target: %d, "
 						+ "unavailable: %d, failed: %d)",
 				this.openings, this.calls, this.servedElsewhere, this.unavailable, this.failed));
 		return lines;
-	}
-
-	private static String seconds(Duration duration) {
-		return trim(duration.toMillis() / 1000.0);
-	}
-
-	/** One decimal, two below a second, no trailing zeros. */
-	private static String trim(double value) {
-		String text = String.format(Locale.ROOT, (Math.abs(value) < 1) ? "%.2f" : "%.1f", value);
-		text = text.contains(".") ? text.replaceAll("0+$", "") : text;
-		return text.endsWith(".") ? text.substring(0, text.length() - 1) : text;
 	}
 
 }

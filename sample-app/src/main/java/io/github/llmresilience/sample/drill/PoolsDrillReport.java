@@ -36,44 +36,32 @@ public record PoolsDrillReport(PoolsDrillPlan plan, @Nullable String capacity, l
 		lines.add(String.format(Locale.ROOT,
 				"Pools drill: primary accepts %d requests a minute; an interactive call every %s s for %s s beside "
 						+ "a background job of %d calls sent at once; pools %s",
-				plan.simulatorLimit(), seconds(plan.interactivePeriod()), seconds(plan.duration()),
+				plan.simulatorLimit(), Figures.seconds(plan.interactivePeriod()), Figures.seconds(plan.duration()),
 				plan.backgroundCalls(),
 				plan.pools() ? "on (interactive 70 %, background 20 %, evaluation 10 %)" : "off"));
 		if (plan.timeScale() != 1) {
 			lines.add(String.format(Locale.ROOT, "(time scaled by %s: durations times %s, the rate divided by it)",
-					trim(plan.timeScale()), trim(plan.timeScale())));
+					Figures.trim(plan.timeScale()), Figures.trim(plan.timeScale())));
 		}
 		if (this.capacity != null) {
 			lines.add("Capacity learned from the provider's headers: " + this.capacity);
 		}
 		lines.add(String.format(Locale.ROOT, "Quota used: %s %% of what the provider allowed (%d of %d requests)",
-				trim(quotaUsed()), this.accepted, this.allowed));
+				Figures.trim(quotaUsed()), this.accepted, this.allowed));
 		lines.add(String.format(Locale.ROOT, "Interactive calls: served %d of %d, rate limited %d",
 				this.interactiveServed, plan.interactiveCalls(), this.interactiveRateLimited));
 		lines.add(String.format(Locale.ROOT, "Background calls: served %d of %d in %s s", this.backgroundServed,
-				plan.backgroundCalls(), seconds(this.backgroundTime)));
-		lines
-			.add(String.format(Locale.ROOT,
-					"Interactive calls failed otherwise: %d; longest interactive call: %s s; requests primary refused "
-							+ "with 429: %d",
-					this.interactiveFailed, seconds(this.interactiveLongestWait), this.refused));
+				plan.backgroundCalls(), Figures.seconds(this.backgroundTime)));
+		lines.add(String.format(Locale.ROOT,
+				"Interactive calls failed otherwise: %d; longest interactive call: %s s; requests primary refused "
+						+ "with 429: %d",
+				this.interactiveFailed, Figures.seconds(this.interactiveLongestWait), this.refused));
 		return lines;
 	}
 
 	/** The requests primary answered, in percent of what its limit allowed. */
 	public double quotaUsed() {
 		return (this.allowed > 0) ? 100.0 * this.accepted / this.allowed : 0;
-	}
-
-	private static String seconds(Duration duration) {
-		return trim(duration.toMillis() / 1000.0);
-	}
-
-	/** One decimal, two below a second, no trailing zeros. */
-	private static String trim(double value) {
-		String text = String.format(Locale.ROOT, (Math.abs(value) < 1) ? "%.2f" : "%.1f", value);
-		text = text.contains(".") ? text.replaceAll("0+$", "") : text;
-		return text.endsWith(".") ? text.substring(0, text.length() - 1) : text;
 	}
 
 }

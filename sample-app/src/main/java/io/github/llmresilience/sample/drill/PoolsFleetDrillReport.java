@@ -37,39 +37,28 @@ public record PoolsFleetDrillReport(PoolsFleetDrillPlan plan, long accepted, lon
 						+ "%d interactive calls over %s s beside a background job of %d calls sent at once; "
 						+ "the scope shared by %s",
 				plan.pods(), (plan.busyPods() == plan.pods()) ? 100 : plan.skew(), plan.busyPods(),
-				plan.simulatorLimit(), plan.interactiveCalls(), seconds(plan.duration()), plan.backgroundCalls(),
-				plan.sharing().described()));
+				plan.simulatorLimit(), plan.interactiveCalls(), Figures.seconds(plan.duration()),
+				plan.backgroundCalls(), plan.sharing().described()));
 		if (plan.timeScale() != 1) {
 			lines.add(String.format(Locale.ROOT, "(time scaled by %s: durations times %s, the rate divided by it)",
-					trim(plan.timeScale()), trim(plan.timeScale())));
+					Figures.trim(plan.timeScale()), Figures.trim(plan.timeScale())));
 		}
 		lines.add(String.format(Locale.ROOT,
 				"Quota used: %s %% of what the provider allowed; refused by the provider: %d; interactive served %d "
 						+ "of %d, rate limited %d; background served %d",
-				trim(quotaUsed()), this.refused, this.interactiveServed, plan.interactiveCalls(),
+				Figures.trim(quotaUsed()), this.refused, this.interactiveServed, plan.interactiveCalls(),
 				this.interactiveRateLimited, this.backgroundServed));
 		lines.add(String.format(Locale.ROOT,
 				"(%d of %d requests allowed; busy pods served %d calls, the others %d; interactive calls failed "
 						+ "otherwise: %d; longest interactive call: %s s)",
 				this.accepted, this.allowed, this.busyServed, this.idleServed, this.interactiveFailed,
-				seconds(this.interactiveLongest)));
+				Figures.seconds(this.interactiveLongest)));
 		return lines;
 	}
 
 	/** The requests primary answered, in percent of what its limit allowed. */
 	public double quotaUsed() {
 		return (this.allowed > 0) ? 100.0 * this.accepted / this.allowed : 0;
-	}
-
-	private static String seconds(Duration duration) {
-		return trim(duration.toMillis() / 1000.0);
-	}
-
-	/** One decimal, two below a second, no trailing zeros. */
-	private static String trim(double value) {
-		String text = String.format(Locale.ROOT, (Math.abs(value) < 1) ? "%.2f" : "%.1f", value);
-		text = text.contains(".") ? text.replaceAll("0+$", "") : text;
-		return text.endsWith(".") ? text.substring(0, text.length() - 1) : text;
 	}
 
 }
