@@ -8,6 +8,7 @@ import com.github.dockerjava.api.model.ContainerNetwork;
 import com.github.dockerjava.api.model.Network;
 import io.github.llmresilience.test.RedisContainers;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.jspecify.annotations.Nullable;
 import org.testcontainers.containers.GenericContainer;
@@ -229,8 +230,10 @@ final class FaultyRedis implements AutoCloseable {
 
 	/** One command, its answer as text. */
 	String command(String... command) {
-		RedisClient client = RedisClient.create("redis://" + this.host + ":" + this.port);
-		client.setDefaultTimeout(Duration.ofSeconds(5));
+		// The timeout on the URI, not RedisClient.setDefaultTimeout: Lettuce 7 (Boot 4.1)
+		// removed that method, and both Lettuce 6 and 7 read the URI's.
+		RedisClient client = RedisClient.create(
+				RedisURI.builder().withHost(this.host).withPort(this.port).withTimeout(Duration.ofSeconds(5)).build());
 		try (StatefulRedisConnection<String, String> connection = client.connect()) {
 			io.lettuce.core.protocol.CommandArgs<String, String> args = new io.lettuce.core.protocol.CommandArgs<>(
 					io.lettuce.core.codec.StringCodec.UTF8);
