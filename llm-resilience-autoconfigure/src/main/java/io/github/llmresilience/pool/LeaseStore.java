@@ -54,10 +54,15 @@ public interface LeaseStore {
 	 * @param debitRequests requests the holder sent outside leases, to take from the
 	 * bucket
 	 * @param debitTokens tokens the holder sent outside leases, to take from the bucket
+	 * @param urgentRequests of the requests asked for, those that calls which cannot wait
+	 * a period need (an interactive call's 2 s against 5 s leases): the store grants them
+	 * from the whole bucket, and the rest only from what is above its reserve, so that a
+	 * busy pod's background job does not take the refill another pod's interactive calls
+	 * wait for
 	 */
 	record Exchange(String scope, String holder, long sequence, Capacity capacity, long periodMillis,
 			long returnedRequests, long returnedTokens, long askedRequests, long askedTokens, long debitRequests,
-			long debitTokens) {
+			long debitTokens, long urgentRequests) {
 	}
 
 	/**

@@ -122,6 +122,12 @@ public final class LeasedSupply implements ScopeSupply {
 
 	private long queuedTokens;
 
+	/**
+	 * The most requests calls that cannot wait a period needed beyond what the lease
+	 * held, since the last exchange ({@link #pressing}): asked for as urgent.
+	 */
+	private long urgentRequests;
+
 	private double requestRate;
 
 	private double tokenRate;
@@ -259,6 +265,15 @@ public final class LeasedSupply implements ScopeSupply {
 		// An exchange goes now: look again after a round trip, or the refill if sooner.
 		this.nudge.run();
 		return Math.max(1, Math.min(wait, EXCHANGE_WAIT_NANOS));
+	}
+
+	@Override
+	public synchronized void pressing(long requests, long patienceNanos) {
+		if (patienceNanos >= this.periodNanos) {
+			return;
+		}
+		long held = usable(this.nanoTime.getAsLong()) ? Math.max(0, this.leftRequests) : 0;
+		this.urgentRequests = Math.max(this.urgentRequests, requests - held);
 	}
 
 	@Override
@@ -405,10 +420,12 @@ public final class LeasedSupply implements ScopeSupply {
 		this.refusedTokens = 0;
 		this.queuedRequests = 0;
 		this.queuedTokens = 0;
+		long urgent = Math.min(askRequests, Math.max(0, this.urgentRequests));
+		this.urgentRequests = 0;
 		Capacity capacity = this.capacity;
 		return new LeaseStore.Exchange(this.scope, this.holder, this.sequence, capacity,
 				Math.max(1, this.periodNanos / 1_000_000), returnedRequests, returnedTokens, askRequests, askTokens,
-				debitRequests, debitTokens);
+				debitRequests, debitTokens, urgent);
 	}
 
 	/**

@@ -287,7 +287,11 @@ public final class ScopePartition {
 			return 0;
 		}
 		long calls = ahead(pool, ticket) + 1L;
-		return supply.nanosUntil(calls, calls * tokenDraw());
+		long nanos = supply.nanosUntil(calls, calls * tokenDraw());
+		if (nanos > 0) {
+			supply.pressing(calls, pool.maxWait().toNanos());
+		}
+		return nanos;
 	}
 
 	/**

@@ -41,6 +41,17 @@ public interface ScopeSupply {
 	 */
 	long nanosUntil(long requests, long tokens);
 
+	/**
+	 * Calls of a pool that may wait only this long stand in the scope's line, and serving
+	 * them takes this many requests (theirs and those of the calls ahead of them). A
+	 * supply shared with other pods may ask for them ahead of what can wait; by default
+	 * nothing.
+	 * @param requests the requests that serving them takes
+	 * @param patienceNanos the pool's {@code max-wait}
+	 */
+	default void pressing(long requests, long patienceNanos) {
+	}
+
 	/** Requests held now; negative when in debt. */
 	long requests();
 

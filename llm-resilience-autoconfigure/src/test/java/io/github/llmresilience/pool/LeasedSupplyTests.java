@@ -106,6 +106,35 @@ class LeasedSupplyTests {
 	}
 
 	@Test
+	void callsThatCannotWaitAPeriodAreAskedForAsUrgentAndTheRestIsNot() {
+		LeasedSupply supply = supply(4);
+		this.supplies.look();
+		this.store.grant(2);
+		assertThat(supply.tryTake(1, 0)).isTrue();
+		assertThat(supply.tryTake(1, 0)).isTrue();
+		// A background line of 30 (120 s of patience) and an interactive call behind 2 of
+		// them (2 s, less than the 5 s period).
+		assertThat(supply.nanosUntil(30, 0)).isPositive();
+		supply.pressing(30, Duration.ofSeconds(120).toNanos());
+		assertThat(supply.nanosUntil(3, 0)).isPositive();
+		supply.pressing(3, Duration.ofSeconds(2).toNanos());
+		this.time.advance(Duration.ofMillis(500));
+		this.supplies.look();
+
+		Exchange renewal = this.store.last();
+		assertThat(renewal.askedRequests()).isGreaterThanOrEqualTo(30);
+		assertThat(renewal.urgentRequests()).isEqualTo(3);
+		this.store.grant(3);
+		// Asked for once: the next exchange carries what is pressing then, here nothing.
+		for (int i = 0; i < 3; i++) {
+			assertThat(supply.tryTake(1, 0)).isTrue();
+		}
+		this.time.advance(Duration.ofMillis(500));
+		this.supplies.look();
+		assertThat(this.store.last().urgentRequests()).isZero();
+	}
+
+	@Test
 	void aPodLooksAtItsLeaseEveryTenthOfThePeriodBetween10And100Milliseconds() {
 		assertThat(LeasedSupply.tickNanos(new LeaseSettings(true, Duration.ofSeconds(5), Duration.ofSeconds(1))))
 			.isEqualTo(Duration.ofMillis(100).toNanos());

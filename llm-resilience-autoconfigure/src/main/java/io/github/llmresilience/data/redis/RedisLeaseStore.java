@@ -61,7 +61,8 @@ public final class RedisLeaseStore implements LeaseStore {
 				Long.toString(exchange.capacity().tokensPerMinute()), Long.toString(exchange.periodMillis()),
 				Long.toString(exchange.returnedRequests()), Long.toString(exchange.returnedTokens()),
 				Long.toString(exchange.askedRequests()), Long.toString(exchange.askedTokens()),
-				Long.toString(exchange.debitRequests()), Long.toString(exchange.debitTokens()));
+				Long.toString(exchange.debitRequests()), Long.toString(exchange.debitTokens()),
+				Long.toString(exchange.urgentRequests()));
 		// Subscribed on a worker: a connection still being made never blocks the caller.
 		return this.redis.execute(EXCHANGE, List.of(key(exchange.scope())), args)
 			.next()

@@ -16,7 +16,14 @@
 -- KEYS[1]: the scope's hash, e.g. "llm-resilience:{orders}:lease:acct/gpt-4o"
 -- ARGV: holder, sequence, capacity requests, capacity tokens (per minute; 0: not
 --   leased), period ms, returned requests, returned tokens, asked requests, asked
---   tokens, debit requests, debit tokens
+--   tokens, debit requests, debit tokens, urgent requests (of those asked: for calls
+--   that cannot wait a period; absent: none)
+--
+-- The bucket keeps a reserve of half a second's refill of requests: an ask takes its
+-- urgent requests from the whole bucket and the rest only from above the reserve, so
+-- that a busy pod's background line does not take the refill that another pod's
+-- interactive calls wait for. The reserve is not lost: the bucket refills above it, and
+-- urgent asks take it.
 -- Returns "sequence requests tokens serverMillis".
 local key = KEYS[1]
 local holder = ARGV[1]
@@ -26,6 +33,7 @@ local period = tonumber(ARGV[5]) * 1000
 local returned = { tonumber(ARGV[6]), tonumber(ARGV[7]) }
 local ask = { tonumber(ARGV[8]), tonumber(ARGV[9]) }
 local debit = { tonumber(ARGV[10]), tonumber(ARGV[11]) }
+local urgent = math.max(tonumber(ARGV[12] or '0') or 0, 0)
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local millis = math.floor(now / 1000)
@@ -92,7 +100,14 @@ for d = 1, 2 do
   -- The holder's previous lease ended: only the others' live leases hold room now.
   level = math.min(level, cap[d] - others[d])
   if cap[d] > 0 and ask[d] > 0 and level >= 1 then
-    grant[d] = math.min(ask[d], math.floor(level))
+    if d == 1 then
+      local reserve = math.ceil(cap[1] / 120)
+      local first = math.min(urgent, ask[1], math.floor(level))
+      local rest = math.min(ask[1] - first, math.max(0, math.floor(level - first - reserve)))
+      grant[1] = first + rest
+    else
+      grant[d] = math.min(ask[d], math.floor(level))
+    end
     level = level - grant[d]
   end
   state[dims[d]] = level

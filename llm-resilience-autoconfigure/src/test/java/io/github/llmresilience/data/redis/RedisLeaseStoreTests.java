@@ -50,14 +50,34 @@ class RedisLeaseStoreTests {
 		this.fleet.close();
 	}
 
+	/** An exchange whose requests are all urgent: the whole bucket may grant them. */
 	private Lease exchange(String holder, long sequence, long returned, long asked, long debit, long periodMillis) {
 		return this.store
-			.exchange(new Exchange(SCOPE, holder, sequence, CAPACITY, periodMillis, returned, 0, asked, 0, debit, 0))
+			.exchange(new Exchange(SCOPE, holder, sequence, CAPACITY, periodMillis, returned, 0, asked, 0, debit, 0,
+					asked))
 			.join();
 	}
 
 	private Lease ask(String holder, long sequence, long asked) {
 		return exchange(holder, sequence, 0, asked, 0, 60_000);
+	}
+
+	@Test
+	void requestsThatCanWaitLeaveTheReserveToUrgentOnes() {
+		// 6000 a minute: a reserve of half a second's refill, 50.
+		Lease background = this.store.exchange(new Exchange(SCOPE, "busy", 1, CAPACITY, 60_000, 0, 0, 6000, 0, 0, 0, 0))
+			.join();
+		assertThat(background.requests()).isBetween(5950L - 2, 5950L);
+		Lease interactive = this.store.exchange(new Exchange(SCOPE, "other", 1, CAPACITY, 60_000, 0, 0, 3, 0, 0, 0, 3))
+			.join();
+		assertThat(interactive.requests()).isEqualTo(3);
+		// What can wait gets nothing more from the reserve; an urgent part still does.
+		Lease more = this.store.exchange(new Exchange(SCOPE, "other", 2, CAPACITY, 60_000, 3, 0, 10, 0, 0, 0, 0))
+			.join();
+		assertThat(more.requests()).isZero();
+		Lease urgent = this.store.exchange(new Exchange(SCOPE, "third", 1, CAPACITY, 60_000, 0, 0, 10, 0, 0, 0, 4))
+			.join();
+		assertThat(urgent.requests()).isEqualTo(4);
 	}
 
 	@Test
