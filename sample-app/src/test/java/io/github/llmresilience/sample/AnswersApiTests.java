@@ -27,7 +27,6 @@ import org.springframework.http.MediaType;
 import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import org.springframework.test.util.TestSocketUtils;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
@@ -44,7 +43,7 @@ import static org.awaitility.Awaitility.await;
 @AutoConfigureWebTestClient
 class AnswersApiTests {
 
-	private static final int SIMULATOR_PORT = TestSocketUtils.findAvailableTcpPort();
+	private static final int SIMULATOR_PORT = TestPorts.free();
 
 	/**
 	 * The application's time (llm-resilience, the simulator, the job queue), which the

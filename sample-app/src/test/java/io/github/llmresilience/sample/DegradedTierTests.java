@@ -8,7 +8,6 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import org.springframework.test.util.TestSocketUtils;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 		properties = "sample.simulator.latency-scale=0.02")
 class DegradedTierTests {
 
-	private static final int SIMULATOR_PORT = TestSocketUtils.findAvailableTcpPort();
+	private static final int SIMULATOR_PORT = TestPorts.free();
 
 	@DynamicPropertySource
 	static void simulatorPort(DynamicPropertyRegistry registry) {

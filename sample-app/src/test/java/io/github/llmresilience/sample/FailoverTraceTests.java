@@ -23,7 +23,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import org.springframework.test.util.TestSocketUtils;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,7 +42,7 @@ import static org.awaitility.Awaitility.await;
 @AutoConfigureTracing
 class FailoverTraceTests {
 
-	private static final int SIMULATOR_PORT = TestSocketUtils.findAvailableTcpPort();
+	private static final int SIMULATOR_PORT = TestPorts.free();
 
 	private static final AttributeKey<String> TARGET = AttributeKey.stringKey("llm.resilience.target");
 

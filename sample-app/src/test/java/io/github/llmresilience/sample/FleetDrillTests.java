@@ -30,7 +30,6 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import org.springframework.test.util.TestSocketUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
@@ -73,7 +72,7 @@ class FleetDrillTests {
 
 	}
 
-	private static final int SIMULATOR_PORT = TestSocketUtils.findAvailableTcpPort();
+	private static final int SIMULATOR_PORT = TestPorts.free();
 
 	@DynamicPropertySource
 	static void simulatorPort(DynamicPropertyRegistry registry) {

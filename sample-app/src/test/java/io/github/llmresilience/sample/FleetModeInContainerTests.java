@@ -14,7 +14,6 @@ import org.springframework.context.annotation.Import;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
-import org.springframework.test.util.TestSocketUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -38,10 +37,10 @@ class FleetModeInContainerTests {
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		int simulator = TestSocketUtils.findAvailableTcpPort();
+		int simulator = TestPorts.free();
 		registry.add("sample.simulator.port", () -> simulator);
 		// Not the Redis the container is: the service connection wins over the URL.
-		int nothing = TestSocketUtils.findAvailableTcpPort();
+		int nothing = TestPorts.free();
 		registry.add("spring.data.redis.url", () -> "redis://127.0.0.1:" + nothing);
 	}
 

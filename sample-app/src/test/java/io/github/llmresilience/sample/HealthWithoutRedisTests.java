@@ -7,7 +7,6 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import org.springframework.test.util.TestSocketUtils;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 /**
@@ -20,10 +19,10 @@ class HealthWithoutRedisTests {
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		int simulator = TestSocketUtils.findAvailableTcpPort();
+		int simulator = TestPorts.free();
 		registry.add("sample.simulator.port", () -> simulator);
 		// A port nothing listens on.
-		int nothing = TestSocketUtils.findAvailableTcpPort();
+		int nothing = TestPorts.free();
 		registry.add("spring.data.redis.url", () -> "redis://127.0.0.1:" + nothing);
 	}
 

@@ -36,7 +36,6 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import org.springframework.test.util.TestSocketUtils;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -68,7 +67,7 @@ class StatusPageAndDashboardTests {
 	/** A bound for what only a hung machine would exceed; never a latency claim. */
 	private static final Duration PATIENCE = Duration.ofSeconds(60);
 
-	private static final int SIMULATOR_PORT = TestSocketUtils.findAvailableTcpPort();
+	private static final int SIMULATOR_PORT = TestPorts.free();
 
 	@DynamicPropertySource
 	static void simulatorPort(DynamicPropertyRegistry registry) {
