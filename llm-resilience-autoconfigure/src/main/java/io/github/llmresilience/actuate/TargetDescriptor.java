@@ -2,6 +2,7 @@ package io.github.llmresilience.actuate;
 
 import java.time.Instant;
 
+import io.github.llmresilience.overload.OverloadState;
 import io.github.llmresilience.state.TargetState;
 import io.github.llmresilience.state.TargetState.AccountState;
 import io.github.llmresilience.state.TargetState.BreakerState;
@@ -28,11 +29,13 @@ import org.springframework.boot.actuate.endpoint.OperationResponseBody;
  * @param account its account's park and lock
  * @param retryBudget its retry budget's current window
  * @param timeouts its attempt and first-token timeouts: configured, or measured
+ * @param overload its failure domain's limit on calls in flight and its provider
+ * account's local refusals; {@code null} when overload control is off
  */
 public record TargetDescriptor(String name, String provider, String model, String region, boolean usable,
 		@Nullable Instant availableAt, BreakerDescriptor breaker, ThrottleDescriptor throttle,
-		AccountDescriptor account, RetryBudgetDescriptor retryBudget,
-		TimeoutsDescriptor timeouts) implements OperationResponseBody {
+		AccountDescriptor account, RetryBudgetDescriptor retryBudget, TimeoutsDescriptor timeouts,
+		@Nullable OverloadDescriptor overload) implements OperationResponseBody {
 
 	/** As the endpoint shows a target's state. */
 	public static TargetDescriptor of(TargetState state) {
@@ -42,7 +45,30 @@ public record TargetDescriptor(String name, String provider, String model, Strin
 				AccountDescriptor.of(state.account()),
 				new RetryBudgetDescriptor(state.retryBudget().calls(), state.retryBudget().retries()),
 				new TimeoutsDescriptor(TimeoutDescriptor.of(state.attemptTimeout()),
-						TimeoutDescriptor.of(state.firstTokenTimeout())));
+						TimeoutDescriptor.of(state.firstTokenTimeout())),
+				OverloadDescriptor.of(state.overload()));
+	}
+
+	/**
+	 * Overload control at a target: each part is {@code null} when it is off.
+	 *
+	 * @param concurrencyLimit its failure domain's adaptive limit on calls in flight
+	 * @param inFlight its failure domain's calls in flight from this pod
+	 * @param refusalProbability the share of its provider account's first-shed traffic
+	 * class refused here now, 0 to 1
+	 */
+	public record OverloadDescriptor(@Nullable Integer concurrencyLimit, @Nullable Integer inFlight,
+			@Nullable Double refusalProbability) {
+
+		static @Nullable OverloadDescriptor of(@Nullable OverloadState state) {
+			if (state == null) {
+				return null;
+			}
+			boolean limited = state.limit() >= 0;
+			return new OverloadDescriptor(limited ? state.limit() : null, limited ? state.inFlight() : null,
+					(state.refusalProbability() >= 0) ? state.refusalProbability() : null);
+		}
+
 	}
 
 	/**

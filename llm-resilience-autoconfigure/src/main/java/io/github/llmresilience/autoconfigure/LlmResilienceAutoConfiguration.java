@@ -184,6 +184,8 @@ public final class LlmResilienceAutoConfiguration {
 			.classifiers(classifiers)
 			.classificationRules(rules)
 			.overload(settings.overload())
+			.concurrency(settings.concurrency())
+			.clientThrottling(settings.clientThrottling())
 			.pools(settings.pools())
 			.spend(settings.spend())
 			.extractors(extractors)

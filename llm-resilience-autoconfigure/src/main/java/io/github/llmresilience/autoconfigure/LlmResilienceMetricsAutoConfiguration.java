@@ -6,6 +6,7 @@ import java.util.Map;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.metrics.LlmCallMetrics;
 import io.github.llmresilience.metrics.LlmResilienceStateMetrics;
+import io.github.llmresilience.metrics.OverloadMetrics;
 import io.github.llmresilience.metrics.SpendMetrics;
 import io.github.llmresilience.metrics.SpendStateMetrics;
 import io.github.llmresilience.metrics.StateChangeMetrics;
@@ -69,6 +70,12 @@ public final class LlmResilienceMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	LlmResilienceStateMetrics llmResilienceStateMetrics(LlmResilience resilience) {
 		return new LlmResilienceStateMetrics(resilience);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	OverloadMetrics llmResilienceOverloadMetrics(LlmResilience resilience) {
+		return new OverloadMetrics(resilience);
 	}
 
 	@Configuration(proxyBeanMethods = false)

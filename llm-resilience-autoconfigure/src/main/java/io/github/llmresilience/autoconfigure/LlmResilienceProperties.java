@@ -11,9 +11,12 @@ import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.canary.CanarySettings;
 import io.github.llmresilience.execute.TimeoutSettings;
 import io.github.llmresilience.execute.UnknownExceptions;
+import io.github.llmresilience.overload.ClientThrottlingSettings;
+import io.github.llmresilience.overload.ConcurrencySettings;
 import io.github.llmresilience.overload.OverloadSettings;
 import io.github.llmresilience.pool.LeaseSettings;
 import io.github.llmresilience.pool.PartitionSettings;
+import io.github.llmresilience.pool.PoolSettings;
 import io.github.llmresilience.spend.SpendSettings;
 import org.jspecify.annotations.Nullable;
 
@@ -69,6 +72,10 @@ public class LlmResilienceProperties {
 	private final Fleet fleet = new Fleet();
 
 	private final ProviderOverload providerOverload = new ProviderOverload();
+
+	private final Concurrency concurrency = new Concurrency();
+
+	private final ClientThrottling clientThrottling = new ClientThrottling();
 
 	private final Pools pools = new Pools();
 
@@ -140,6 +147,14 @@ public class LlmResilienceProperties {
 
 	public ProviderOverload getProviderOverload() {
 		return this.providerOverload;
+	}
+
+	public Concurrency getConcurrency() {
+		return this.concurrency;
+	}
+
+	public ClientThrottling getClientThrottling() {
+		return this.clientThrottling;
 	}
 
 	public Pools getPools() {
@@ -1178,6 +1193,139 @@ public class LlmResilienceProperties {
 
 		public void setMaxDuration(Duration maxDuration) {
 			this.maxDuration = maxDuration;
+		}
+
+	}
+
+	/**
+	 * The adaptive limit on calls in flight to each failure domain, per pod: it grows
+	 * while answers come back on time and shrinks on overload and availability failures
+	 * and slow answers; a call over its target's limit tries the next target.
+	 */
+	public static class Concurrency {
+
+		/** Whether calls in flight to each failure domain are limited. */
+		private boolean enabled;
+
+		/** How the limit learns: aimd, vegas or gradient2. */
+		private ConcurrencySettings.Algorithm algorithm = ConcurrencySettings.Algorithm.AIMD;
+
+		/** Limit before any answer, between min-limit and max-limit. */
+		private int initialLimit = ConcurrencySettings.DEFAULT_INITIAL_LIMIT;
+
+		/** Lowest limit, 1 to 10000. */
+		private int minLimit = ConcurrencySettings.DEFAULT_MIN_LIMIT;
+
+		/** Highest limit, min-limit to 10000. */
+		private int maxLimit = ConcurrencySettings.DEFAULT_MAX_LIMIT;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public ConcurrencySettings.Algorithm getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(ConcurrencySettings.Algorithm algorithm) {
+			this.algorithm = algorithm;
+		}
+
+		public int getInitialLimit() {
+			return this.initialLimit;
+		}
+
+		public void setInitialLimit(int initialLimit) {
+			this.initialLimit = initialLimit;
+		}
+
+		public int getMinLimit() {
+			return this.minLimit;
+		}
+
+		public void setMinLimit(int minLimit) {
+			this.minLimit = minLimit;
+		}
+
+		public int getMaxLimit() {
+			return this.maxLimit;
+		}
+
+		public void setMaxLimit(int maxLimit) {
+			this.maxLimit = maxLimit;
+		}
+
+	}
+
+	/**
+	 * Client-side adaptive throttling (the SRE book's): per provider account, a request
+	 * is refused here with the probability max(0, (requests - K * accepts) / (requests +
+	 * 1)) over the window, where only overload and availability failures are not accepts;
+	 * each pool has its own K, and the smaller K is shed first.
+	 */
+	public static class ClientThrottling {
+
+		/**
+		 * Whether requests to a provider that refuses more than it accepts are refused
+		 * here.
+		 */
+		private boolean enabled = true;
+
+		/** How long requests and accepts count, 1s to 1h. */
+		private Duration window = ClientThrottlingSettings.DEFAULT_WINDOW;
+
+		/** Requests in the window below which nothing is refused, 1 to 1000000. */
+		private int minimumRequests = ClientThrottlingSettings.DEFAULT_MINIMUM_REQUESTS;
+
+		/** K of a pool that has none of its own, 1 to 100. */
+		private double multiplier = ClientThrottlingSettings.DEFAULT_MULTIPLIER;
+
+		/** K by pool name, each 1 to 100; interactive is 3 unless set. */
+		private Map<String, Double> multipliers = new LinkedHashMap<>(
+				Map.of(PoolSettings.INTERACTIVE, ClientThrottlingSettings.DEFAULT_INTERACTIVE_MULTIPLIER));
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getWindow() {
+			return this.window;
+		}
+
+		public void setWindow(Duration window) {
+			this.window = window;
+		}
+
+		public int getMinimumRequests() {
+			return this.minimumRequests;
+		}
+
+		public void setMinimumRequests(int minimumRequests) {
+			this.minimumRequests = minimumRequests;
+		}
+
+		public double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(double multiplier) {
+			this.multiplier = multiplier;
+		}
+
+		public Map<String, Double> getMultipliers() {
+			return this.multipliers;
+		}
+
+		public void setMultipliers(Map<String, Double> multipliers) {
+			this.multipliers = multipliers;
 		}
 
 	}

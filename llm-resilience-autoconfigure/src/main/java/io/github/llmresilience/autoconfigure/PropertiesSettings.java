@@ -30,6 +30,8 @@ import io.github.llmresilience.execute.TargetOptions;
 import io.github.llmresilience.execute.TimeoutSettings;
 import io.github.llmresilience.execute.UnknownExceptions;
 import io.github.llmresilience.fleet.FleetSettings;
+import io.github.llmresilience.overload.ClientThrottlingSettings;
+import io.github.llmresilience.overload.ConcurrencySettings;
 import io.github.llmresilience.overload.OverloadSettings;
 import io.github.llmresilience.pool.Capacity;
 import io.github.llmresilience.pool.LeaseSettings;
@@ -100,6 +102,10 @@ final class PropertiesSettings {
 
 	private @Nullable OverloadSettings overload;
 
+	private @Nullable ConcurrencySettings concurrency;
+
+	private @Nullable ClientThrottlingSettings clientThrottling;
+
 	private @Nullable PartitionSettings pools;
 
 	private @Nullable LeaseSettings leases;
@@ -119,6 +125,8 @@ final class PropertiesSettings {
 		readFleet(applicationName);
 		readRules();
 		this.overload = readOverload();
+		this.concurrency = readConcurrency();
+		this.clientThrottling = readClientThrottling();
 		readPools();
 		this.leases = readLeases();
 		this.spend = readSpend();
@@ -227,6 +235,14 @@ final class PropertiesSettings {
 
 	OverloadSettings overload() {
 		return present(this.overload);
+	}
+
+	ConcurrencySettings concurrency() {
+		return present(this.concurrency);
+	}
+
+	ClientThrottlingSettings clientThrottling() {
+		return present(this.clientThrottling);
 	}
 
 	PartitionSettings pools() {
@@ -545,6 +561,20 @@ final class PropertiesSettings {
 		LlmResilienceProperties.ProviderOverload overload = this.properties.getProviderOverload();
 		return build(under(PREFIX + ".provider-overload"), () -> new OverloadSettings(overload.isEnabled(),
 				overload.getDefaultDuration(), overload.getMaxDuration()));
+	}
+
+	private @Nullable ConcurrencySettings readConcurrency() {
+		LlmResilienceProperties.Concurrency concurrency = this.properties.getConcurrency();
+		return build(under(PREFIX + ".concurrency"),
+				() -> new ConcurrencySettings(concurrency.isEnabled(), concurrency.getAlgorithm(),
+						concurrency.getInitialLimit(), concurrency.getMinLimit(), concurrency.getMaxLimit()));
+	}
+
+	private @Nullable ClientThrottlingSettings readClientThrottling() {
+		LlmResilienceProperties.ClientThrottling throttling = this.properties.getClientThrottling();
+		return build(under(PREFIX + ".client-throttling"),
+				() -> new ClientThrottlingSettings(throttling.isEnabled(), throttling.getWindow(),
+						throttling.getMinimumRequests(), throttling.getMultiplier(), throttling.getMultipliers()));
 	}
 
 	private @Nullable LeaseSettings readLeases() {

@@ -85,7 +85,21 @@ public record StateChange(Instant at, Kind kind, String subject, String detail, 
 		 * normal, and the breaker's trials pass again (logged as a warning: the bill
 		 * stays at the new level).
 		 */
-		SPEND_LEVEL_ADOPTED(false, true);
+		SPEND_LEVEL_ADOPTED(false, true),
+		/**
+		 * A failure domain's adaptive limit on calls in flight halved since it was last
+		 * told (logged as a warning: the domain is queueing or failing under load; calls
+		 * over the limit go to other targets).
+		 */
+		CONCURRENCY_LIMIT_HALVED(false, true),
+		/**
+		 * A provider account refuses more than it accepts: requests to it are refused
+		 * here with the client-side throttling probability, background first (logged as a
+		 * warning).
+		 */
+		CLIENT_THROTTLING_STARTED(false, true),
+		/** A provider account accepts again: no request to it is refused here. */
+		CLIENT_THROTTLING_STOPPED(false);
 
 		private final boolean makesUnusable;
 

@@ -70,6 +70,12 @@ final class CallWait {
 		 */
 		boolean isGated(Instant now);
 
+		/**
+		 * How long until overload control may admit a call here (a place under its
+		 * failure domain's limit frees up); zero when it would now.
+		 */
+		long slotNanos();
+
 	}
 
 	private final Pools pools;
@@ -154,6 +160,24 @@ final class CallWait {
 	}
 
 	/**
+	 * Whether a walk whose steps from {@code from} on are all rate limits or failure
+	 * domains at their concurrency limit may wait: a place under a limit frees up when a
+	 * call in flight ends, as a pool's share refills.
+	 */
+	static boolean onlyWaitable(@Nullable List<ChainStep> steps, int from) {
+		if (steps == null || steps.size() <= from) {
+			return false;
+		}
+		for (int i = from; i < steps.size(); i++) {
+			ChainStep step = steps.get(i);
+			if (!step.isThrottle() && step.skipped() != ChainStep.Skip.AT_CONCURRENCY_LIMIT) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
 	 * Draw on a pooled target's scope, in the call's place in its line there.
 	 * @return the draw, or {@code null} when there is no room
 	 */
@@ -216,7 +240,7 @@ final class CallWait {
 			this.pacedGate = null;
 			return paceWait(paced, deadline);
 		}
-		if (!onlyThrottled(steps, this.walkStart) || this.pool.maxWait().isZero()) {
+		if (!onlyWaitable(steps, this.walkStart) || this.pool.maxWait().isZero()) {
 			leaveLine();
 			return -1;
 		}
@@ -224,11 +248,15 @@ final class CallWait {
 		long nowNanos = now();
 		Place first = null;
 		long earliest = Long.MAX_VALUE;
+		boolean slot = false;
 		for (Place place : places) {
-			long release = Math.max(place.gateNanos(now), shareNanos(place));
+			long rate = Math.max(place.gateNanos(now), shareNanos(place));
+			long free = place.slotNanos();
+			long release = Math.max(rate, free);
 			if (release < earliest) {
 				earliest = release;
 				first = place;
+				slot = free > rate;
 			}
 		}
 		if (first == null) {
@@ -236,8 +264,11 @@ final class CallWait {
 			return -1;
 		}
 		ScopePartition partition = first.partition();
-		boolean share = partition != null && !first.isGated(now);
-		long left = share ? shareLeft(nowNanos, deadline) : gateLeft(nowNanos, deadline);
+		// A place under a concurrency limit, like a pool's share, is this pod's own
+		// decision: waited for within the pool's max-wait, outside the scope's line.
+		boolean share = partition != null && !first.isGated(now) && !slot;
+		boolean own = share || (slot && !first.isGated(now));
+		long left = own ? shareLeft(nowNanos, deadline) : gateLeft(nowNanos, deadline);
 		if (earliest > left) {
 			leaveLine();
 			return -1;
@@ -262,7 +293,7 @@ final class CallWait {
 			leaveLine();
 			return -1;
 		}
-		if (!share) {
+		if (!own) {
 			if (first.isGated(now)) {
 				this.waitedGate = this.pools.pace().waiting(first.quotaScope());
 			}
@@ -274,7 +305,7 @@ final class CallWait {
 		}
 		this.queued = true;
 		this.queuedScope = partition;
-		this.waitingShare = share;
+		this.waitingShare = own;
 		this.waitSince = now();
 		return wait;
 	}

@@ -160,7 +160,7 @@ final class ChainRun {
 						this.context.clock().millis());
 			}
 			TargetRuntime target = this.targets[this.index];
-			ChainStep skip = target.admit();
+			ChainStep skip = target.admit(this.pool.name());
 			if (skip == null) {
 				skip = draw(target);
 			}
@@ -210,7 +210,7 @@ final class ChainRun {
 	long releaseWait() {
 		CallWait wait = this.wait;
 		if (wait == null) {
-			if (this.pool.maxWait().isZero() || !CallWait.onlyThrottled(this.steps, 0)) {
+			if (this.pool.maxWait().isZero() || !CallWait.onlyWaitable(this.steps, 0)) {
 				return -1;
 			}
 			wait = this.context.waitFor(this.pool);
@@ -289,7 +289,7 @@ final class ChainRun {
 	@Nullable TargetRuntime afterBackoff(TargetRuntime target) {
 		this.backoffNanos += this.delayNanos;
 		this.observer.onBackoff(this.chain, target.target(), this.delayNanos);
-		ChainStep skip = target.acquire();
+		ChainStep skip = target.acquire(this.pool.name());
 		if (skip == null) {
 			Grant last = this.grant;
 			if (last != null && target.partition() != null) {

@@ -48,6 +48,19 @@ public record ChainStep(String target, int attempt, @Nullable Verdict verdict, @
 		DEADLINE,
 
 		/**
+		 * Its failure domain's calls in flight from this pod are at their adaptive limit
+		 * (concurrency limits on).
+		 */
+		AT_CONCURRENCY_LIMIT,
+
+		/**
+		 * Its provider account refuses more than it accepts, and the call was refused
+		 * here before sending, its traffic class by its own probability (client-side
+		 * throttling on).
+		 */
+		THROTTLED_LOCALLY,
+
+		/**
 		 * Its quota scope's share for the call's pool is spent for now, and no other pool
 		 * leaves capacity idle (quota pools on).
 		 */

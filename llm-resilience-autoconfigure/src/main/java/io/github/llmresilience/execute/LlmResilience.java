@@ -26,6 +26,7 @@ import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.Attempt.State;
 import io.github.llmresilience.fleet.Fleet;
 import io.github.llmresilience.fleet.FleetSync;
+import io.github.llmresilience.overload.OverloadControl;
 import io.github.llmresilience.overload.ProviderOverloads;
 import io.github.llmresilience.pool.BucketSource;
 import io.github.llmresilience.pool.LeasedSupplies;
@@ -102,6 +103,8 @@ public final class LlmResilience implements AutoCloseable {
 	 */
 	private final SupplySource supplies;
 
+	private final OverloadControl overload;
+
 	LlmResilience(LlmResilienceBuilder builder, TargetRegistry registry, StateChanges events) {
 		UnclassifiedListener unclassified = UnclassifiedListeners.guarded(builder.unclassified);
 		LongSupplier nanoTime = CallContext.nanoTimeOf(builder.clock);
@@ -133,8 +136,10 @@ public final class LlmResilience implements AutoCloseable {
 		this.fleet = (fleet != null) ? fleet : Fleet.NONE;
 		Spend spend = new Spend(builder.spend, builder.clock, events);
 		this.spend = spend;
+		this.overload = new OverloadControl(builder.concurrency, builder.clientThrottling, nanoTime, builder.random,
+				events);
 		this.targets = new TargetRuntimes(builder, registry, this.context, classifiers, breakers, gate, accounts,
-				this.fleet, spend, events);
+				this.fleet, spend, this.overload, events);
 		if (fleet != null) {
 			fleet.shareSpend(spend);
 			fleet.sharePools(this.context.pools());
@@ -631,6 +636,14 @@ public final class LlmResilience implements AutoCloseable {
 	 */
 	public ResilienceState state() {
 		return this.targets.state();
+	}
+
+	/**
+	 * Overload control: each failure domain's limit on calls in flight and each provider
+	 * account's local refusals (for meters; {@link #state()} carries them per target).
+	 */
+	public OverloadControl overloadControl() {
+		return this.overload;
 	}
 
 	/**

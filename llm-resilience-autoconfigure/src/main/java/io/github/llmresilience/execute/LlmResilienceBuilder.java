@@ -25,6 +25,8 @@ import io.github.llmresilience.classify.UnclassifiedListener;
 import io.github.llmresilience.extract.ErrorExtractors;
 import io.github.llmresilience.fleet.FleetSettings;
 import io.github.llmresilience.fleet.FleetStore;
+import io.github.llmresilience.overload.ClientThrottlingSettings;
+import io.github.llmresilience.overload.ConcurrencySettings;
 import io.github.llmresilience.overload.OverloadSettings;
 import io.github.llmresilience.pool.BucketSource;
 import io.github.llmresilience.pool.LeaseSettings;
@@ -110,6 +112,10 @@ public final class LlmResilienceBuilder {
 	ClassificationRules rules = new ClassificationRules();
 
 	OverloadSettings overload = OverloadSettings.defaults();
+
+	ConcurrencySettings concurrency = ConcurrencySettings.defaults();
+
+	ClientThrottlingSettings clientThrottling = ClientThrottlingSettings.defaults();
 
 	PartitionSettings pools = PartitionSettings.defaults();
 
@@ -221,6 +227,24 @@ public final class LlmResilienceBuilder {
 	/** How long a provider whose whole fleet is overloaded is tried last. */
 	public LlmResilienceBuilder overload(OverloadSettings overload) {
 		this.overload = Objects.requireNonNull(overload);
+		return this;
+	}
+
+	/**
+	 * The adaptive limit on calls in flight to each failure domain; off by default: a
+	 * call over its target's limit tries the next target.
+	 */
+	public LlmResilienceBuilder concurrency(ConcurrencySettings concurrency) {
+		this.concurrency = Objects.requireNonNull(concurrency);
+		return this;
+	}
+
+	/**
+	 * Client-side throttling: a provider account that refuses more than it accepts gets
+	 * fewer requests from this pod, background first. On by default.
+	 */
+	public LlmResilienceBuilder clientThrottling(ClientThrottlingSettings clientThrottling) {
+		this.clientThrottling = Objects.requireNonNull(clientThrottling);
 		return this;
 	}
 

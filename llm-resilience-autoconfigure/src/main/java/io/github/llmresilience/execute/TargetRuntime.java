@@ -12,6 +12,9 @@ import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.ChainStep.Skip;
 import io.github.llmresilience.fleet.Fleet;
 import io.github.llmresilience.fleet.FleetStore.Write;
+import io.github.llmresilience.overload.Admission;
+import io.github.llmresilience.overload.Admission.Refusal;
+import io.github.llmresilience.overload.Admission.Result;
 import io.github.llmresilience.overload.ProviderOverloads;
 import io.github.llmresilience.pool.Grant;
 import io.github.llmresilience.pool.PoolSettings;
@@ -79,6 +82,18 @@ final class TargetRuntime implements CallWait.Place {
 	/** The providers marked overloaded, which a provider-wide answer marks. */
 	private final ProviderOverloads overloads;
 
+	/**
+	 * Overload control: its provider account's local refusals and its failure domain's
+	 * limit on calls in flight ({@link Admission#OPEN} when both are off).
+	 */
+	private final Admission admission;
+
+	/** A success slower than this is a sign of a queue: its breaker's slow-call time. */
+	private final long slowNanos;
+
+	/** The same for a stream's first element. */
+	private final long slowFirstTokenNanos;
+
 	/** The longest wait a provider's hint may promise ({@code throttle.max-wait}). */
 	private final Duration maxWait;
 
@@ -91,7 +106,7 @@ final class TargetRuntime implements CallWait.Place {
 	TargetRuntime(Target target, ProviderErrorClassifier classifier, Breaker breaker, DomainSpend spend,
 			ThrottleGate gate, Accounts accounts, Fleet fleet, RetryBudget budget, MeasuredTimeout attemptTimeout,
 			MeasuredTimeout firstTokenTimeout, Duration stall, Clock clock, Duration backoffBase, Pools pools,
-			ProviderOverloads overloads) {
+			ProviderOverloads overloads, Admission admission) {
 		this.target = target;
 		this.classifier = classifier;
 		this.breaker = breaker;
@@ -111,6 +126,9 @@ final class TargetRuntime implements CallWait.Place {
 		this.pools = pools;
 		this.overloads = overloads;
 		this.partition = pools.scope(target.quotaScope());
+		this.admission = admission;
+		this.slowNanos = breaker.settings().slowCallDuration().toNanos();
+		this.slowFirstTokenNanos = breaker.settings().slowFirstTokenDuration().toNanos();
 	}
 
 	@Override
@@ -157,10 +175,12 @@ final class TargetRuntime implements CallWait.Place {
 
 	/**
 	 * Admit a call: its account must be neither parked nor locked, its quota scope
-	 * released, and its breaker must give a permit, which the caller then holds.
+	 * released, overload control must let it through, and its breaker must give a permit,
+	 * which the caller then holds.
+	 * @param pool the call's pool, its traffic class
 	 * @return {@code null} when admitted, else the skip: why, and until when
 	 */
-	@Nullable ChainStep admit() {
+	@Nullable ChainStep admit(String pool) {
 		if (!this.accounts.isUsable(this.account)) {
 			boolean locked = this.account.lockedUntil().toEpochMilli() > this.clock.millis();
 			return skip(locked ? Skip.ACCOUNT_LOCKED : Skip.ACCOUNT_PARKED, this.account.availableAt());
@@ -168,18 +188,26 @@ final class TargetRuntime implements CallWait.Place {
 		if (!this.gate.isReleased(this.scope)) {
 			return skip(Skip.SCOPE_GATED, this.scope.gatedUntil());
 		}
-		return acquire();
+		return acquire(pool);
 	}
 
 	/**
-	 * Take a breaker permit only: for a retry, whose account and scope were just checked
-	 * and whose failure, had it gated or parked them, would not have been retried.
-	 * @return {@code null} when the permit is held, else the skip
+	 * Let overload control admit the request, then take a breaker permit: for a retry
+	 * too, whose account and scope were just checked and whose failure, had it gated or
+	 * parked them, would not have been retried. Overload control comes first, so that a
+	 * request refused there takes no half-open trial.
+	 * @return {@code null} when both are held, else the skip
 	 */
-	@Nullable ChainStep acquire() {
+	@Nullable ChainStep acquire(String pool) {
+		Refusal refusal = this.admission.tryAdmit(pool);
+		if (refusal != null) {
+			return skip((refusal == Refusal.LIMITED) ? Skip.AT_CONCURRENCY_LIMIT : Skip.THROTTLED_LOCALLY,
+					this.clock.instant().plusNanos(this.admission.retryNanos()));
+		}
 		if (this.breaker.tryAcquire()) {
 			return null;
 		}
+		this.admission.release();
 		Instant now = this.clock.instant();
 		return this.breaker.isForcedOpen() ? skip(Skip.BREAKER_FORCED_OPEN, heldUntil(now))
 				: skip(Skip.BREAKER_OPEN, this.breaker.availableAt(now));
@@ -188,6 +216,7 @@ final class TargetRuntime implements CallWait.Place {
 	/** Give the permit back unrecorded: the attempt said nothing about the provider. */
 	void release() {
 		this.breaker.release();
+		this.admission.release();
 	}
 
 	private ChainStep skip(Skip why, @Nullable Instant until) {
@@ -229,6 +258,8 @@ final class TargetRuntime implements CallWait.Place {
 	}
 
 	private void settle(long nanos, boolean streaming, Answer answer, String chain, String pool) {
+		this.admission.settle(nanos,
+				(nanos > (streaming ? this.slowFirstTokenNanos : this.slowNanos)) ? Result.SLOW : Result.ANSWERED);
 		if (streaming) {
 			this.breaker.onStreamSuccess(nanos);
 		}
@@ -295,6 +326,11 @@ final class TargetRuntime implements CallWait.Place {
 	 */
 	void record(long nanos, Verdict recorded, Verdict cause, Throwable error, boolean midStream, long nowNanos) {
 		this.breaker.onFailure(nanos, recorded, error);
+		// Overload control learns latency only from overload and availability failures:
+		// a refusal for quota, rate or the caller's request says nothing of a queue.
+		boolean overloaded = cause.outcome() == Outcome.AVAILABILITY || cause.providerWide();
+		this.admission.settle((overloaded && !midStream) ? nanos : -1,
+				overloaded ? Result.OVERLOADED : Result.ANSWERED);
 		if (!midStream && isTimeout(cause)) {
 			timeout(false).recordTimeout(nanos);
 		}
@@ -316,6 +352,7 @@ final class TargetRuntime implements CallWait.Place {
 	/** A stream answered, and the subscriber's own code failed afterwards. */
 	void streamed(long firstTokenNanos) {
 		this.breaker.onStreamSuccess(firstTokenNanos);
+		this.admission.settle(firstTokenNanos, Result.ANSWERED);
 	}
 
 	/**
@@ -368,6 +405,10 @@ final class TargetRuntime implements CallWait.Place {
 		at = later(at, this.scope.gatedUntil());
 		Instant breakerAt = this.breaker.availableAt(now);
 		at = later(at, (breakerAt != null) ? breakerAt : heldUntil(now));
+		long admitted = this.admission.retryNanos();
+		if (admitted > 0) {
+			at = later(at, now.plusNanos(admitted));
+		}
 		if (at.equals(now) && (lastVerdict != null || !this.breaker.isUsable())) {
 			Duration pause = (lastVerdict != null) ? lastVerdict.waitHint().orElse(Duration.ZERO) : Duration.ZERO;
 			if (pause.compareTo(this.maxWait) > 0) {
@@ -405,6 +446,11 @@ final class TargetRuntime implements CallWait.Place {
 	@Override
 	public long gateNanos(Instant now) {
 		return Math.max(0, this.scope.gatedUntil().toEpochMilli() - now.toEpochMilli()) * 1_000_000L;
+	}
+
+	@Override
+	public long slotNanos() {
+		return this.admission.slotNanos();
 	}
 
 	@Override
@@ -468,7 +514,7 @@ final class TargetRuntime implements CallWait.Place {
 		}
 		return new TargetState(name(), this.target.provider(), this.target.model(), this.target.region(), usable,
 				availableAt, breaker, scope, account, new RetryBudgetState(window[0], window[1]),
-				timeoutState(this.attemptTimeout), timeoutState(this.firstTokenTimeout));
+				timeoutState(this.attemptTimeout), timeoutState(this.firstTokenTimeout), this.admission.state());
 	}
 
 	private static BreakerState breakerState(Breaker breaker, Instant now) {

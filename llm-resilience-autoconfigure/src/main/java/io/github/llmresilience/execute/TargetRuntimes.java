@@ -29,6 +29,7 @@ import io.github.llmresilience.classify.RuleClassifier;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.fleet.Fleet;
 import io.github.llmresilience.fleet.FleetStore.Write;
+import io.github.llmresilience.overload.OverloadControl;
 import io.github.llmresilience.retry.RetryBudget;
 import io.github.llmresilience.spend.DomainSpend;
 import io.github.llmresilience.spend.Spend;
@@ -79,7 +80,7 @@ final class TargetRuntimes implements Operator {
 
 	TargetRuntimes(LlmResilienceBuilder builder, TargetRegistry registry, CallContext context,
 			ProviderClassifiers classifiers, Breakers breakers, ThrottleGate gate, Accounts accounts, Fleet fleet,
-			Spend spend, StateChanges events) {
+			Spend spend, OverloadControl overload, StateChanges events) {
 		this.clock = builder.clock;
 		this.spend = spend;
 		this.fleet = fleet;
@@ -93,7 +94,7 @@ final class TargetRuntimes implements Operator {
 		// Each failure domain's canary, sent from its targets that have one, in order.
 		Map<Breaker, List<CanaryTrial.Sender>> canaries = new LinkedHashMap<>();
 		for (Target target : registry.targets().values()) {
-			TargetRuntime runtime = runtime(builder, target, context, classifiers);
+			TargetRuntime runtime = runtime(builder, target, context, classifiers, overload);
 			byName.put(target.name(), runtime);
 			singles.put(target.name(), new TargetRuntime[] { runtime });
 			CanarySettings canary = canary(builder, target);
@@ -124,7 +125,7 @@ final class TargetRuntimes implements Operator {
 	}
 
 	private TargetRuntime runtime(LlmResilienceBuilder builder, Target target, CallContext context,
-			ProviderClassifiers classifiers) {
+			ProviderClassifiers classifiers, OverloadControl overload) {
 		TargetOptions options = builder.targetOptions.getOrDefault(target.name(), TargetOptions.DEFAULTS);
 		ProviderErrorClassifier classifier;
 		try {
@@ -154,7 +155,8 @@ final class TargetRuntimes implements Operator {
 				new MeasuredTimeout(orDefault(options.attemptTimeout(), timeouts.attempt()), timeouts.adaptive()),
 				new MeasuredTimeout(orDefault(options.firstTokenTimeout(), timeouts.firstToken()), timeouts.adaptive()),
 				orDefault(options.stallTimeout(), timeouts.stall()), builder.clock, builder.retry.backoffBase(),
-				context.pools(), context.overloads());
+				context.pools(), context.overloads(),
+				overload.admission(breaker.domain(), target.provider() + "/" + target.account()));
 	}
 
 	/**

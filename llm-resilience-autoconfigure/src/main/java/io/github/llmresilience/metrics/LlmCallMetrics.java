@@ -11,6 +11,7 @@ import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.Answer;
 import io.github.llmresilience.execute.CallObserver;
+import io.github.llmresilience.execute.ChainStep;
 import io.github.llmresilience.execute.LlmUnavailableException;
 import io.github.llmresilience.target.Target;
 import io.micrometer.core.instrument.Counter;
@@ -41,6 +42,12 @@ public class LlmCallMetrics implements CallObserver {
 
 	/** Calls served by a target other than the chain's first (counter). */
 	public static final String FALLBACKS = "llm.resilience.fallbacks";
+
+	/**
+	 * Requests overload control refused here before sending, by reason:
+	 * {@code at-concurrency-limit} or {@code throttled-locally} (counter).
+	 */
+	public static final String REFUSED_LOCALLY = "llm.resilience.refused.locally";
 
 	/** Calls no target could serve (counter). */
 	public static final String UNAVAILABLE = "llm.resilience.unavailable";
@@ -104,6 +111,8 @@ public class LlmCallMetrics implements CallObserver {
 
 	private final Map<SeriesKey, Counter> unavailable = new ConcurrentHashMap<>();
 
+	private final Map<SeriesKey, Counter> refused = new ConcurrentHashMap<>();
+
 	private final Map<SeriesKey, Timer> poolWaits = new ConcurrentHashMap<>();
 
 	private final Map<SeriesKey, Counter> degraded = new ConcurrentHashMap<>();
@@ -148,6 +157,21 @@ public class LlmCallMetrics implements CallObserver {
 					(key) -> Counter.builder(RETRIES)
 						.description("Retry decisions on a retryable failure: attempted, or refused and why")
 						.tags(targetTags(chain, target).and("result", tag))
+						.register(this.registry))
+			.increment();
+	}
+
+	@Override
+	public void onSkipped(String chain, Target target, ChainStep.Skip why) {
+		if (why != ChainStep.Skip.AT_CONCURRENCY_LIMIT && why != ChainStep.Skip.THROTTLED_LOCALLY) {
+			return;
+		}
+		String tag = (why == ChainStep.Skip.AT_CONCURRENCY_LIMIT) ? "at-concurrency-limit" : "throttled-locally";
+		this.refused
+			.computeIfAbsent(new SeriesKey(chain, target.name(), tag),
+					(key) -> Counter.builder(REFUSED_LOCALLY)
+						.description("Requests overload control refused here before sending, by reason")
+						.tags(targetTags(chain, target).and("reason", tag))
 						.register(this.registry))
 			.increment();
 	}

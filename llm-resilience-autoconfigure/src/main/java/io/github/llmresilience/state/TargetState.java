@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 import io.github.llmresilience.breaker.BreakerSettings;
+import io.github.llmresilience.overload.OverloadState;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -24,10 +25,13 @@ import org.jspecify.annotations.Nullable;
  * @param retryBudget its retry budget's current window
  * @param attemptTimeout the limit of a non-streaming attempt
  * @param firstTokenTimeout the limit of a stream's time to first token
+ * @param overload its failure domain's limit on calls in flight and its provider
+ * account's local refusals; {@code null} when overload control is off
  */
 public record TargetState(String name, String provider, String model, String region, boolean usable,
 		@Nullable Instant availableAt, BreakerState breaker, ScopeState scope, AccountState account,
-		RetryBudgetState retryBudget, TimeoutState attemptTimeout, TimeoutState firstTokenTimeout) {
+		RetryBudgetState retryBudget, TimeoutState attemptTimeout, TimeoutState firstTokenTimeout,
+		@Nullable OverloadState overload) {
 
 	/**
 	 * The breaker of a failure domain, shared by every target in the domain.

@@ -316,6 +316,11 @@ class CallWaitTests {
 			return this.gatedUntil.isAfter(now);
 		}
 
+		@Override
+		public long slotNanos() {
+			return 0;
+		}
+
 	}
 
 }

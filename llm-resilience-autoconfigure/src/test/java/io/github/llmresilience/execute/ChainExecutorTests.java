@@ -21,6 +21,7 @@ import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.change.StateChange;
 import io.github.llmresilience.classify.Outcome;
 import io.github.llmresilience.classify.Verdict;
+import io.github.llmresilience.overload.ClientThrottlingSettings;
 import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.state.TargetState.BreakerState;
 import io.github.llmresilience.target.Target;
@@ -268,7 +269,10 @@ class ChainExecutorTests {
 	void theRetryBudgetCapsRetriesAgainstADeadTarget() {
 		this.h.provider.always("primary", Reply.json(503, FakeProviderBodies.SERVER_ERROR));
 		List<CallObserver.RetryResult> retries = new CopyOnWriteArrayList<>();
+		// The retry budget alone: client-side throttling would refuse most of these
+		// requests before they are sent (OverloadControlTests).
 		this.h.build((builder) -> builder.breaker(neverOpens())
+			.clientThrottling(ClientThrottlingSettings.defaults().withEnabled(false))
 			.retry(new RetrySettings(3, Duration.ofMillis(10), Duration.ofMillis(20), 0.1, Duration.ofSeconds(10), 3))
 			.observer(new CallObserver() {
 				@Override

@@ -45,6 +45,8 @@ public abstract class LlmResilienceEvent extends ApplicationEvent {
 			case POOL_CAPACITY_CHANGED -> new PoolCapacityChangedEvent(change);
 			case SPEND_ALERT, SPEND_TRIPPED, SPEND_NORMAL, SPEND_LEVEL_ADOPTED -> new SpendEvent(change);
 			case CANARY_WITHDRAWN -> new CanaryWithdrawnEvent(change);
+			case CONCURRENCY_LIMIT_HALVED, CLIENT_THROTTLING_STARTED, CLIENT_THROTTLING_STOPPED ->
+				new OverloadControlEvent(change);
 		};
 	}
 

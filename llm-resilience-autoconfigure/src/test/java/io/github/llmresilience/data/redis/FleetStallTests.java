@@ -11,6 +11,7 @@ import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.classify.ClassificationRule;
 import io.github.llmresilience.classify.ClassificationRules;
 import io.github.llmresilience.fleet.FleetSettings;
+import io.github.llmresilience.overload.ClientThrottlingSettings;
 import io.github.llmresilience.state.FleetState;
 import io.github.llmresilience.state.TargetState.BreakerState.Status;
 import io.github.llmresilience.test.FakeProvider;
@@ -92,8 +93,12 @@ class FleetStallTests {
 				FleetPods fleet = new FleetPods("127.0.0.1", redis.port)) {
 			fleet.provider.always("primary", Reply.json(503, FakeProvider.OPENAI_503));
 			fleet.provider.always("secondary", Reply.ok(FakeProvider.OPENAI_OK));
+			// Every call is sent, so that the calls made are the fleet's count:
+			// client-side
+			// throttling would refuse most calls to the failing primary before sending.
 			FleetPods.Pod slow = fleet.start("slow", Clock.systemUTC(), settings(fleet.namespace), COUNTING,
-					(builder) -> builder.retry(FleetModeTests.ONE_ATTEMPT),
+					(builder) -> builder.retry(FleetModeTests.ONE_ATTEMPT)
+						.clientThrottling(ClientThrottlingSettings.defaults().withEnabled(false)),
 					new RedisStandaloneConfiguration("127.0.0.1", proxy.port()));
 			FleetPods.Pod observer = fleet.start("observer", Clock.systemUTC(), settings(fleet.namespace), COUNTING);
 			int made;

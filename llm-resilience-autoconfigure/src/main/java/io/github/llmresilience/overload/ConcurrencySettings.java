@@ -1,0 +1,101 @@
+package io.github.llmresilience.overload;
+
+import java.util.Locale;
+
+import io.github.llmresilience.settings.InvalidSettingException;
+
+/**
+ * The adaptive limit on calls in flight to each failure domain: learned from what the
+ * domain answers, by one of Netflix concurrency-limits' algorithms. Off by default; per
+ * pod by design (as TCP's window is per connection): each pod learns its own share of a
+ * domain's capacity from its own answers. A component out of its range fails
+ * construction.
+ *
+ * @param enabled whether calls in flight to a failure domain are limited at all
+ * @param algorithm how the limit learns
+ * @param initialLimit the limit before any answer; between {@code minLimit} and
+ * {@code maxLimit}
+ * @param minLimit the lowest the limit goes; 1 to 10,000
+ * @param maxLimit the highest the limit goes; {@code minLimit} to 10,000
+ */
+public record ConcurrencySettings(boolean enabled, Algorithm algorithm, int initialLimit, int minLimit, int maxLimit) {
+
+	/** The default {@link #initialLimit()}: 20 calls. */
+	public static final int DEFAULT_INITIAL_LIMIT = 20;
+
+	/** The default {@link #minLimit()}: 1 call. */
+	public static final int DEFAULT_MIN_LIMIT = 1;
+
+	/** The default {@link #maxLimit()}: 200 calls. */
+	public static final int DEFAULT_MAX_LIMIT = 200;
+
+	private static final int MOST = 10_000;
+
+	/**
+	 * Check every component.
+	 * @throws InvalidSettingException naming the first component out of its range
+	 */
+	public ConcurrencySettings {
+		if (algorithm == null) {
+			throw new InvalidSettingException("algorithm", "must be one of aimd, vegas, gradient2", null);
+		}
+		if (minLimit < 1 || minLimit > MOST) {
+			throw new InvalidSettingException("minLimit", "must be between 1 and " + MOST, minLimit);
+		}
+		if (maxLimit > MOST) {
+			throw new InvalidSettingException("maxLimit", "must be at most " + MOST, maxLimit);
+		}
+		if (maxLimit < minLimit) {
+			throw new InvalidSettingException("maxLimit", "must be at least", "minLimit", minLimit, maxLimit);
+		}
+		if (initialLimit < minLimit) {
+			throw new InvalidSettingException("initialLimit", "must be at least", "minLimit", minLimit, initialLimit);
+		}
+		if (initialLimit > maxLimit) {
+			throw new InvalidSettingException("initialLimit", "must not exceed", "maxLimit", maxLimit, initialLimit);
+		}
+	}
+
+	/** Off; AIMD from 20 calls, between 1 and 200, when turned on. */
+	public static ConcurrencySettings defaults() {
+		return new ConcurrencySettings(false, Algorithm.AIMD, DEFAULT_INITIAL_LIMIT, DEFAULT_MIN_LIMIT,
+				DEFAULT_MAX_LIMIT);
+	}
+
+	/** The same settings, on or off. */
+	public ConcurrencySettings withEnabled(boolean enabled) {
+		return new ConcurrencySettings(enabled, this.algorithm, this.initialLimit, this.minLimit, this.maxLimit);
+	}
+
+	/** How a limit learns: concurrency-limits' algorithms, by their names there. */
+	public enum Algorithm {
+
+		/**
+		 * Additive increase, multiplicative decrease: one more while answers come back on
+		 * time and the limit is used, a tenth less on every overload or availability
+		 * failure and every answer slower than the breaker's slow-call threshold.
+		 */
+		AIMD,
+
+		/**
+		 * TCP Vegas: the queue the domain builds is estimated from the latency over its
+		 * lowest, and the limit moves to keep it small.
+		 */
+		VEGAS,
+
+		/**
+		 * Gradient: the limit follows the ratio of the long-term to the short-term
+		 * latency.
+		 */
+		GRADIENT2;
+
+		/**
+		 * The name used in properties: {@code aimd}, {@code vegas}, {@code gradient2}.
+		 */
+		public String id() {
+			return name().toLowerCase(Locale.ROOT);
+		}
+
+	}
+
+}

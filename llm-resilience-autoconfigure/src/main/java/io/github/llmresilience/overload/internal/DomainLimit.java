@@ -1,0 +1,159 @@
+package io.github.llmresilience.overload.internal;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
+
+import com.netflix.concurrency.limits.Limit;
+import com.netflix.concurrency.limits.limit.AIMDLimit;
+import com.netflix.concurrency.limits.limit.Gradient2Limit;
+import com.netflix.concurrency.limits.limit.VegasLimit;
+import io.github.llmresilience.overload.ConcurrencySettings;
+
+/**
+ * One failure domain's limit on calls in flight from this pod, learned by a
+ * concurrency-limits {@link Limit} from each answer's latency and whether it was a drop
+ * (an overload or availability failure, or an answer slower than the breaker's slow-call
+ * threshold). Refusals, quota and the caller's own errors are no sample: they say nothing
+ * of the domain's queue.
+ * <p>
+ * A place is taken without a lock (compare-and-set under the limit) and given back by the
+ * request's one settlement; the limit's own sample is synchronized inside the library.
+ */
+public final class DomainLimit {
+
+	/** AIMD's own timeout drop, out of the way: slowness comes as a drop from us. */
+	private static final long NO_TIMEOUT_HOURS = 24;
+
+	private final String domain;
+
+	private final Limit limit;
+
+	private final AtomicInteger inFlight = new AtomicInteger();
+
+	/** The limit, as last learned: read on every admission without the library's lock. */
+	private volatile int current;
+
+	/**
+	 * The highest limit since the last halving was told: the limit halving from it is a
+	 * state change, its ups and downs in between are not.
+	 */
+	private int peak;
+
+	/** A smoothed latency of answered requests, in nanoseconds: the retry hint's base. */
+	private volatile long latencyNanos;
+
+	private final IntConsumer halved;
+
+	/**
+	 * @param halved told the new limit when it has halved since the last time it was told
+	 */
+	public DomainLimit(String domain, ConcurrencySettings settings, IntConsumer halved) {
+		this.domain = domain;
+		this.limit = limit(settings);
+		this.current = this.limit.getLimit();
+		this.peak = this.current;
+		this.halved = halved;
+		this.limit.notifyOnChange(this::changed);
+	}
+
+	private static Limit limit(ConcurrencySettings settings) {
+		return switch (settings.algorithm()) {
+			case AIMD -> AIMDLimit.newBuilder()
+				.initialLimit(settings.initialLimit())
+				.minLimit(settings.minLimit())
+				.maxLimit(settings.maxLimit())
+				.timeout(NO_TIMEOUT_HOURS, TimeUnit.HOURS)
+				.build();
+			case VEGAS -> VegasLimit.newBuilder()
+				.initialLimit(settings.initialLimit())
+				.maxConcurrency(settings.maxLimit())
+				.build();
+			case GRADIENT2 -> Gradient2Limit.newBuilder()
+				.initialLimit(settings.initialLimit())
+				.minLimit(settings.minLimit())
+				.maxConcurrency(settings.maxLimit())
+				.build();
+		};
+	}
+
+	private void changed(int limit) {
+		this.current = limit;
+		boolean tell;
+		synchronized (this) {
+			if (limit > this.peak) {
+				this.peak = limit;
+			}
+			tell = limit * 2 <= this.peak;
+			if (tell) {
+				this.peak = limit;
+			}
+		}
+		if (tell) {
+			this.halved.accept(limit);
+		}
+	}
+
+	public String domain() {
+		return this.domain;
+	}
+
+	/**
+	 * Take a place under the limit.
+	 * @return whether one was free
+	 */
+	public boolean tryAcquire() {
+		for (;;) {
+			int now = this.inFlight.get();
+			if (now >= this.current) {
+				return false;
+			}
+			if (this.inFlight.compareAndSet(now, now + 1)) {
+				return true;
+			}
+		}
+	}
+
+	/**
+	 * Give a place back and learn from the request.
+	 * @param nanos its latency; negative for none
+	 * @param drop whether it was a drop
+	 */
+	public void settle(long startNanos, long nanos, boolean drop) {
+		int inFlight = this.inFlight.getAndDecrement();
+		if (nanos >= 0) {
+			this.limit.onSample(startNanos, nanos, inFlight, drop);
+			if (!drop) {
+				long smoothed = this.latencyNanos;
+				this.latencyNanos = (smoothed == 0) ? nanos : smoothed + (nanos - smoothed) / 8;
+			}
+		}
+		else if (drop) {
+			this.limit.onSample(startNanos, 0, inFlight, true);
+		}
+	}
+
+	/** Give a place back without a sample. */
+	public void release() {
+		this.inFlight.decrementAndGet();
+	}
+
+	public int limit() {
+		return this.current;
+	}
+
+	public int inFlight() {
+		return this.inFlight.get();
+	}
+
+	/**
+	 * How long until a place may free up: a request's smoothed latency shared by the
+	 * requests in flight (one ends about that often), at least 10 ms.
+	 */
+	public long retryNanos() {
+		long latency = this.latencyNanos;
+		int inFlight = Math.max(1, this.inFlight.get());
+		return Math.max(10_000_000L, latency / inFlight);
+	}
+
+}

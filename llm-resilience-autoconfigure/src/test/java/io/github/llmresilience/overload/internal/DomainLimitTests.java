@@ -1,0 +1,114 @@
+package io.github.llmresilience.overload.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.llmresilience.overload.ConcurrencySettings;
+import io.github.llmresilience.overload.ConcurrencySettings.Algorithm;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A failure domain's limit: places are taken under it and given back once; it grows while
+ * answers come back on time with the limit in use, and falls on drops (overload and
+ * availability failures, slow answers). Halving is told once, not every step down.
+ */
+class DomainLimitTests {
+
+	private static final long SECOND = 1_000_000_000L;
+
+	private final List<Integer> halvings = new ArrayList<>();
+
+	private DomainLimit limit(int initial) {
+		return new DomainLimit("openai/gpt-4o/us", new ConcurrencySettings(true, Algorithm.AIMD, initial, 1, 50),
+				this.halvings::add);
+	}
+
+	@Test
+	void placesAreTakenUpToTheLimitAndGivenBackOnce() {
+		DomainLimit limit = limit(2);
+		assertThat(limit.tryAcquire()).isTrue();
+		assertThat(limit.tryAcquire()).isTrue();
+		assertThat(limit.tryAcquire()).isFalse();
+		assertThat(limit.inFlight()).isEqualTo(2);
+		limit.release();
+		assertThat(limit.inFlight()).isEqualTo(1);
+		assertThat(limit.tryAcquire()).isTrue();
+	}
+
+	@Test
+	void theLimitGrowsWhileAnswersComeOnTimeWithTheLimitInUse() {
+		DomainLimit limit = limit(4);
+		for (int i = 0; i < 6; i++) {
+			while (limit.tryAcquire()) {
+				// fill it: AIMD grows only a limit that is in use
+			}
+			limit.settle(0, SECOND / 2, false);
+		}
+		assertThat(limit.limit()).isEqualTo(10);
+		assertThat(this.halvings).isEmpty();
+	}
+
+	@Test
+	void dropsCutTheLimitAndAHalvingIsToldOnce() {
+		DomainLimit limit = limit(40);
+		drops(limit, 6);
+		// A tenth off each time, rounded down: 36, 32, 28, 25, 22, 19, half of 40.
+		assertThat(limit.limit()).isEqualTo(19);
+		assertThat(this.halvings).containsExactly(19);
+		drops(limit, 3);
+		assertThat(limit.limit()).isEqualTo(13);
+		assertThat(this.halvings).containsExactly(19);
+		drops(limit, 2);
+		assertThat(this.halvings).containsExactly(19, 9);
+		assertThat(limit.inFlight()).isZero();
+	}
+
+	private static void drops(DomainLimit limit, int n) {
+		for (int i = 0; i < n; i++) {
+			limit.tryAcquire();
+			limit.settle(0, SECOND, true);
+		}
+	}
+
+	@Test
+	void aDropWithoutALatencySampleStillCutsAndAReleaseLearnsNothing() {
+		DomainLimit limit = limit(10);
+		limit.tryAcquire();
+		limit.settle(0, -1, true);
+		assertThat(limit.limit()).isEqualTo(9);
+		limit.tryAcquire();
+		limit.release();
+		limit.tryAcquire();
+		limit.settle(0, -1, false);
+		assertThat(limit.limit()).isEqualTo(9);
+		assertThat(limit.inFlight()).isZero();
+	}
+
+	@Test
+	void theRetryHintIsALatencySharedByTheCallsInFlightAndNeverBelowTenMilliseconds() {
+		DomainLimit limit = limit(2);
+		assertThat(limit.retryNanos()).isEqualTo(10_000_000L);
+		limit.tryAcquire();
+		limit.settle(0, 2 * SECOND, false);
+		limit.tryAcquire();
+		limit.tryAcquire();
+		assertThat(limit.retryNanos()).isEqualTo(SECOND);
+	}
+
+	@Test
+	void everyAlgorithmIsBuiltWithinItsBounds() {
+		for (Algorithm algorithm : Algorithm.values()) {
+			DomainLimit limit = new DomainLimit("d", new ConcurrencySettings(true, algorithm, 5, 1, 8), (l) -> {
+			});
+			assertThat(limit.limit()).as(algorithm.id()).isEqualTo(5);
+			for (int i = 0; i < 50; i++) {
+				limit.tryAcquire();
+				limit.settle(i * SECOND, SECOND, true);
+			}
+			assertThat(limit.limit()).as(algorithm.id()).isBetween(1, 8);
+		}
+	}
+
+}
