@@ -202,6 +202,10 @@ public final class BenchmarkRunner {
 		String bare = "bareResilience4j@1";
 		rows.add(new Row(bare, "bare Resilience4j breaker, default config (baseline)", null, ""));
 		rows.add(new Row("llmResilienceCall@1", "LlmResilience.call, one-target chain", bare, "<= 2.0"));
+		rows.add(new Row("llmResilienceCallWithoutThrottling@1",
+				"LlmResilience.call, client-side throttling off (on by default)", bare, ""));
+		rows.add(new Row("llmResilienceCallWithConcurrency@1",
+				"LlmResilience.call, adaptive concurrency on (off by default)", bare, ""));
 		rows.add(new Row("bareResilience4jMicrometer@1",
 				"bare Resilience4j breaker with resilience4j-micrometer's tagged meters (SimpleMeterRegistry) (baseline)",
 				null, ""));

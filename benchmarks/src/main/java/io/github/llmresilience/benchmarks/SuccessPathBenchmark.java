@@ -8,6 +8,8 @@ import io.github.llmresilience.execute.CallOptions;
 import io.github.llmresilience.execute.LlmResilience;
 import io.github.llmresilience.execute.TargetCall;
 import io.github.llmresilience.metrics.LlmCallMetrics;
+import io.github.llmresilience.overload.ClientThrottlingSettings;
+import io.github.llmresilience.overload.ConcurrencySettings;
 import io.github.llmresilience.target.Target;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
@@ -43,6 +45,10 @@ public class SuccessPathBenchmark {
 	private LlmResilience onParallel;
 
 	private LlmResilience withMicrometer;
+
+	private LlmResilience withoutThrottling;
+
+	private LlmResilience withConcurrency;
 
 	private Supplier<String> bare;
 
@@ -82,6 +88,20 @@ public class SuccessPathBenchmark {
 			.chain("chat", "primary")
 			.observer(new LlmCallMetrics(new SimpleMeterRegistry()))
 			.build();
+		// Overload control: without client-side throttling (on by default), and with
+		// adaptive concurrency as well (off by default), to show what each costs.
+		this.withoutThrottling = LlmResilience.builder()
+			.target(Target.of("primary", "openai"))
+			.chain("chat", "primary")
+			.observer(CountingObserver.create())
+			.clientThrottling(ClientThrottlingSettings.defaults().withEnabled(false))
+			.build();
+		this.withConcurrency = LlmResilience.builder()
+			.target(Target.of("primary", "openai"))
+			.chain("chat", "primary")
+			.observer(CountingObserver.create())
+			.concurrency(ConcurrencySettings.defaults().withEnabled(true))
+			.build();
 		// The baseline: the same supplier behind a default Resilience4j breaker.
 		this.bare = CircuitBreaker.decorateSupplier(CircuitBreaker.ofDefaults("bare"), this.provider);
 		this.bareReactive = CircuitBreaker.ofDefaults("bare-reactive");
@@ -98,7 +118,8 @@ public class SuccessPathBenchmark {
 	public void checkStillClosed() {
 		// A benchmark of the success path that opened its breaker measured something
 		// else.
-		for (LlmResilience each : new LlmResilience[] { this.resilience, this.onParallel, this.withMicrometer }) {
+		for (LlmResilience each : new LlmResilience[] { this.resilience, this.onParallel, this.withMicrometer,
+				this.withoutThrottling, this.withConcurrency }) {
 			if (!each.isUsable("primary")) {
 				throw new IllegalStateException(
 						"The breaker left the success path: " + each.state().target("primary").breaker());
@@ -133,6 +154,18 @@ public class SuccessPathBenchmark {
 	@Benchmark
 	public String llmResilienceCallParallelScheduler() {
 		return this.onParallel.call("chat", this.blockingCall);
+	}
+
+	/** The same call without client-side throttling. */
+	@Benchmark
+	public String llmResilienceCallWithoutThrottling() {
+		return this.withoutThrottling.call("chat", this.blockingCall);
+	}
+
+	/** The same call with adaptive concurrency on as well. */
+	@Benchmark
+	public String llmResilienceCallWithConcurrency() {
+		return this.withConcurrency.call("chat", this.blockingCall);
 	}
 
 	/** The same call with the starter's Micrometer meters recording each attempt. */

@@ -78,11 +78,14 @@ final class TargetRuntimes implements Operator {
 
 	private final Spend spend;
 
+	private final OverloadControl overload;
+
 	TargetRuntimes(LlmResilienceBuilder builder, TargetRegistry registry, CallContext context,
 			ProviderClassifiers classifiers, Breakers breakers, ThrottleGate gate, Accounts accounts, Fleet fleet,
 			Spend spend, OverloadControl overload, StateChanges events) {
 		this.clock = builder.clock;
 		this.spend = spend;
+		this.overload = overload;
 		this.fleet = fleet;
 		this.registry = registry;
 		this.breakers = breakers;
@@ -156,7 +159,7 @@ final class TargetRuntimes implements Operator {
 				new MeasuredTimeout(orDefault(options.firstTokenTimeout(), timeouts.firstToken()), timeouts.adaptive()),
 				orDefault(options.stallTimeout(), timeouts.stall()), builder.clock, builder.retry.backoffBase(),
 				context.pools(), context.overloads(),
-				overload.admission(breaker.domain(), target.provider() + "/" + target.account()));
+				overload.admission(breaker.domain(), OverloadControl.account(target)));
 	}
 
 	/**
@@ -394,9 +397,13 @@ final class TargetRuntimes implements Operator {
 
 	@Override
 	public void reset(String target) {
-		Breaker breaker = get(target).breaker();
+		TargetRuntime runtime = get(target);
+		Breaker breaker = runtime.breaker();
 		breaker.reset();
 		acceptSpend(breaker);
+		// Starting the domain over starts its overload history over too: its limit, and
+		// its account's requests and accepts.
+		this.overload.forget(breaker.domain(), OverloadControl.account(runtime.target()));
 		this.fleet.command(Write.Kind.BREAKER, breaker.domain(), "closed");
 	}
 

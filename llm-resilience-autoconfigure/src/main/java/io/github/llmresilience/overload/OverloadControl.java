@@ -14,6 +14,7 @@ import io.github.llmresilience.change.StateChanges;
 import io.github.llmresilience.overload.internal.DomainLimit;
 import io.github.llmresilience.overload.internal.ProviderThrottle;
 import io.github.llmresilience.overload.internal.TargetAdmission;
+import io.github.llmresilience.target.Target;
 
 /**
  * Overload control: an adaptive limit on calls in flight per failure domain, and
@@ -125,6 +126,27 @@ public final class OverloadControl {
 	public double refusalProbability(String account) {
 		ProviderThrottle throttle = this.throttles.get(account);
 		return (throttle != null) ? throttle.state()[0] : -1;
+	}
+
+	/** The key a target's local refusals are shared by: {@code provider/account}. */
+	public static String account(Target target) {
+		return target.provider() + "/" + target.account();
+	}
+
+	/**
+	 * Forget a failure domain's limit (back to {@code initial-limit}) and an account's
+	 * requests and accepts: an operator reset the domain's breaker. Calls in flight keep
+	 * their places.
+	 */
+	public void forget(String domain, String account) {
+		DomainLimit limit = this.limits.get(domain);
+		if (limit != null) {
+			limit.forget();
+		}
+		ProviderThrottle throttle = this.throttles.get(account);
+		if (throttle != null) {
+			throttle.forget();
+		}
 	}
 
 	private void changed(String account, boolean refusing) {

@@ -31,6 +31,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -116,6 +117,27 @@ class OverloadControlTests {
 		assertThat(((LlmUnavailableException) failure).retryAfter()).isAfterOrEqualTo(end)
 			.isBefore(end.plusSeconds(31));
 		assertThat(this.h.provider.requests("primary")).isZero();
+	}
+
+	@Test
+	void aCallFunctionThatThrowsGivesItsPlaceBack() {
+		this.h.provider.always("primary", Reply.ok(FakeProviderBodies.OK));
+		this.h.build((builder) -> builder.concurrency(new ConcurrencySettings(true, Algorithm.AIMD, 1, 1, 1)),
+				"primary");
+
+		for (int i = 0; i < 5; i++) {
+			// The caller's own bug, before and after the request: never the provider's.
+			assertThatThrownBy(() -> this.h.resilience.call("chat", (attempt) -> {
+				throw new IllegalStateException("the caller's bug");
+			})).isInstanceOf(IllegalStateException.class);
+			assertThatThrownBy(() -> this.h.time.await(this.h.resilience.execute("chat",
+					(attempt) -> this.h.webClientCall(attempt).map((body) -> body.substring(body.length() + 1))),
+					this.h.inFlight::get))
+				.isInstanceOf(StringIndexOutOfBoundsException.class);
+		}
+		assertThat(overload("primary").inFlight()).isZero();
+		assertThat(overload("primary").limit()).isEqualTo(1);
+		assertThat(this.h.chat()).isEqualTo(FakeProviderBodies.OK);
 	}
 
 	@Test

@@ -27,7 +27,10 @@ public final class DomainLimit {
 
 	private final String domain;
 
-	private final Limit limit;
+	private final ConcurrencySettings settings;
+
+	/** The learning limit: replaced, fresh, when the domain's history is forgotten. */
+	private volatile Limit limit;
 
 	private final AtomicInteger inFlight = new AtomicInteger();
 
@@ -50,11 +53,31 @@ public final class DomainLimit {
 	 */
 	public DomainLimit(String domain, ConcurrencySettings settings, IntConsumer halved) {
 		this.domain = domain;
-		this.limit = limit(settings);
+		this.settings = settings;
+		this.halved = halved;
+		this.limit = learning();
 		this.current = this.limit.getLimit();
 		this.peak = this.current;
-		this.halved = halved;
-		this.limit.notifyOnChange(this::changed);
+	}
+
+	private Limit learning() {
+		Limit limit = limit(this.settings);
+		limit.notifyOnChange((value) -> {
+			if (this.limit == limit) {
+				changed(value);
+			}
+		});
+		return limit;
+	}
+
+	/** Start over from the initial limit: what was learned is forgotten. */
+	public void forget() {
+		Limit fresh = learning();
+		synchronized (this) {
+			this.limit = fresh;
+			this.current = fresh.getLimit();
+			this.peak = this.current;
+		}
 	}
 
 	private static Limit limit(ConcurrencySettings settings) {
@@ -99,13 +122,24 @@ public final class DomainLimit {
 	}
 
 	/**
-	 * Take a place under the limit.
+	 * Take a place under the limit, for an interactive call.
 	 * @return whether one was free
 	 */
 	public boolean tryAcquire() {
+		return tryAcquire(true);
+	}
+
+	/**
+	 * Take a place under the limit. A call that is not interactive leaves a tenth of the
+	 * limit (rounded down) to interactive calls: at the limit, interactive calls get the
+	 * places that free up before other traffic.
+	 * @return whether one was free
+	 */
+	public boolean tryAcquire(boolean interactive) {
 		for (;;) {
 			int now = this.inFlight.get();
-			if (now >= this.current) {
+			int limit = this.current;
+			if (now >= (interactive ? limit : limit - limit / 10)) {
 				return false;
 			}
 			if (this.inFlight.compareAndSet(now, now + 1)) {

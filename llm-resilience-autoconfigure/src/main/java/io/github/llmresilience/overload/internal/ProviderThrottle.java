@@ -97,6 +97,16 @@ public final class ProviderThrottle {
 		count(Math.floorDiv(this.nanoTime.getAsLong(), this.bucketNanos), accepted);
 	}
 
+	/** Forget every request and accept counted. */
+	public synchronized void forget() {
+		for (int i = 0; i < BUCKETS; i++) {
+			this.slots.set(i * 3, Long.MIN_VALUE);
+			this.slots.set(i * 3 + 1, 0);
+			this.slots.set(i * 3 + 2, 0);
+		}
+		follow(false);
+	}
+
 	/** The SRE book's refusal probability. */
 	static double probability(long requests, long accepts, double k) {
 		return Math.max(0, (requests - k * accepts) / (requests + 1));

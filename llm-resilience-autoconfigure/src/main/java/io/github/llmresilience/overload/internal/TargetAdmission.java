@@ -4,6 +4,7 @@ import java.util.function.LongSupplier;
 
 import io.github.llmresilience.overload.Admission;
 import io.github.llmresilience.overload.OverloadState;
+import io.github.llmresilience.pool.PoolSettings;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,7 +34,7 @@ public final class TargetAdmission implements Admission {
 		if (this.throttle != null && !this.throttle.tryPass(pool)) {
 			return Refusal.SHED;
 		}
-		if (this.limit != null && !this.limit.tryAcquire()) {
+		if (this.limit != null && !this.limit.tryAcquire(PoolSettings.INTERACTIVE.equals(pool))) {
 			return Refusal.LIMITED;
 		}
 		return null;

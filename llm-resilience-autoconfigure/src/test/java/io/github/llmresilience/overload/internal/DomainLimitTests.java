@@ -38,6 +38,18 @@ class DomainLimitTests {
 	}
 
 	@Test
+	void otherTrafficLeavesATenthOfTheLimitToInteractiveCalls() {
+		DomainLimit limit = limit(20);
+		for (int i = 0; i < 18; i++) {
+			assertThat(limit.tryAcquire(false)).isTrue();
+		}
+		assertThat(limit.tryAcquire(false)).isFalse();
+		assertThat(limit.tryAcquire(true)).isTrue();
+		assertThat(limit.tryAcquire(true)).isTrue();
+		assertThat(limit.tryAcquire(true)).isFalse();
+	}
+
+	@Test
 	void theLimitGrowsWhileAnswersComeOnTimeWithTheLimitInUse() {
 		DomainLimit limit = limit(4);
 		for (int i = 0; i < 6; i++) {
@@ -70,6 +82,19 @@ class DomainLimitTests {
 			limit.tryAcquire();
 			limit.settle(0, SECOND, true);
 		}
+	}
+
+	@Test
+	void forgettingStartsOverFromTheInitialLimitAndKeepsThePlacesInFlight() {
+		DomainLimit limit = limit(40);
+		drops(limit, 6);
+		limit.tryAcquire();
+		limit.forget();
+		assertThat(limit.limit()).isEqualTo(40);
+		assertThat(limit.inFlight()).isEqualTo(1);
+		// Halved again from 40, as if for the first time.
+		drops(limit, 6);
+		assertThat(this.halvings).containsExactly(19, 19);
 	}
 
 	@Test

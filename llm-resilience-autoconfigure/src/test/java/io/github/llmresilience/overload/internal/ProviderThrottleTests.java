@@ -77,6 +77,18 @@ class ProviderThrottleTests {
 	}
 
 	@Test
+	void forgettingClearsTheWindowAndStopsRefusing() {
+		ProviderThrottle throttle = throttle(20);
+		for (int i = 0; i < 40; i++) {
+			throttle.settled(false);
+		}
+		throttle.forget();
+		this.draw = 0.0;
+		assertThat(throttle.tryPass(PoolSettings.BACKGROUND)).isTrue();
+		assertThat(throttle.state()[1]).isZero();
+	}
+
+	@Test
 	void nothingIsRefusedBelowTheMinimumRequests() {
 		ProviderThrottle throttle = throttle(20);
 		this.draw = 0.0;
