@@ -22,9 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * calls, one request per job attempt), answers twenty times faster, a 2-second outage and
  * a breaker open for 3 seconds instead of 20 and 30. The counts are the course's: with
  * the breaker at most 8 calls reach the provider and all 30 jobs succeed; without it, 30
- * jobs times 5 attempts reach it and all 30 become dead letters. Client-side throttling is
- * off, as {@code --breaker=off} has it: the baseline is a worker without protection, and
- * the breaker (5 calls) acts before throttling could (20 requests).
+ * jobs times 5 attempts reach it and all 30 become dead letters. Client-side throttling
+ * is off, as {@code --breaker=off} has it: the baseline is a worker without protection,
+ * and the breaker (5 calls) acts before throttling could (20 requests).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE,
 		properties = { "sample.simulator.latency-scale=0.05", "llm.resilience.breaker.open-duration=3s",
