@@ -79,6 +79,28 @@ class OverloadControlTests {
 	}
 
 	@Test
+	void aStreamHoldsItsPlaceUntilItEndsNotOnlyUntilItsFirstToken() {
+		this.h.provider.always("secondary", Reply.ok(FakeProviderBodies.OK));
+		Sinks.Many<String> tokens = Sinks.many().unicast().onBackpressureBuffer();
+		this.h.build((builder) -> builder.concurrency(new ConcurrencySettings(true, Algorithm.AIMD, 1, 1, 1))
+			.retry(noRetries()), "primary", "secondary");
+
+		List<String> received = new CopyOnWriteArrayList<>();
+		this.h.resilience.stream("chat", (attempt) -> tokens.asFlux()).subscribe(received::add);
+		tokens.tryEmitNext("first");
+		await().atMost(Duration.ofSeconds(10)).until(() -> received.size() == 1);
+
+		// The provider is still generating: the domain has no place for another call.
+		assertThat(this.h.time.await(this.h.resilience.execute("chat", this::call), this.h.inFlight::get))
+			.isEqualTo(FakeProviderBodies.OK);
+		assertThat(this.h.provider.requests("secondary")).isEqualTo(1);
+		assertThat(overload("primary").inFlight()).isEqualTo(1);
+
+		tokens.tryEmitComplete();
+		await().atMost(Duration.ofSeconds(10)).until(() -> overload("primary").inFlight() == 0);
+	}
+
+	@Test
 	void aCallNoTargetHasRoomForWaitsForAPlaceWithinItsPoolsWait() {
 		this.h.provider.always("primary", Reply.ok(FakeProviderBodies.OK));
 		Sinks.One<String> held = Sinks.one();
@@ -207,16 +229,21 @@ class OverloadControlTests {
 						.block(Duration.ofSeconds(10));
 				}
 				assertThat(kinds(events)).contains(StateChange.Kind.CLIENT_THROTTLING_STARTED);
-				// Calls go on; once the window has passed its failures, the primary is
-				// asked again, answers, and refusing stops.
-				await().atMost(Duration.ofSeconds(10)).until(() -> {
+				// From 5 failures on, most calls were refused here and served by
+				// secondary.
+				int sent = provider.requests("primary");
+				assertThat(sent).isLessThan(10);
+				// Calls go on, four a second (below the minimum of 5 in a 1 s window):
+				// once the window has passed the failures, nothing is refused, and
+				// refusing stops.
+				await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(250)).until(() -> {
 					resilience.execute("chat", (attempt) -> EngineHarness.handOver(this.h.webClient, attempt))
 						.block(Duration.ofSeconds(10));
 					return kinds(events).contains(StateChange.Kind.CLIENT_THROTTLING_STOPPED);
 				});
 				Duration took = Duration.ofNanos(System.nanoTime() - start);
-				assertThat(took).isBetween(Duration.ofMillis(500), Duration.ofSeconds(10));
-				assertThat(provider.requests("primary")).isGreaterThan(10);
+				assertThat(took).isBetween(Duration.ofMillis(900), Duration.ofSeconds(10));
+				assertThat(provider.requests("primary")).isGreaterThan(sent);
 			}
 		}
 	}
