@@ -184,6 +184,7 @@ public final class LlmResilienceAutoConfiguration {
 			.classifiers(classifiers)
 			.classificationRules(rules)
 			.overload(settings.overload())
+			.hedging(settings.hedging())
 			.pools(settings.pools())
 			.spend(settings.spend())
 			.extractors(extractors)

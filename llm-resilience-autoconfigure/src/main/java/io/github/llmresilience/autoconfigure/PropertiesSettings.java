@@ -30,6 +30,7 @@ import io.github.llmresilience.execute.TargetOptions;
 import io.github.llmresilience.execute.TimeoutSettings;
 import io.github.llmresilience.execute.UnknownExceptions;
 import io.github.llmresilience.fleet.FleetSettings;
+import io.github.llmresilience.hedge.HedgingSettings;
 import io.github.llmresilience.overload.OverloadSettings;
 import io.github.llmresilience.pool.Capacity;
 import io.github.llmresilience.pool.LeaseSettings;
@@ -106,6 +107,8 @@ final class PropertiesSettings {
 
 	private @Nullable SpendSettings spend;
 
+	private @Nullable HedgingSettings hedging;
+
 	private PropertiesSettings(LlmResilienceProperties properties, @Nullable String applicationName) {
 		this.properties = properties;
 		properties.getTargets().forEach(this::readTarget);
@@ -122,6 +125,7 @@ final class PropertiesSettings {
 		readPools();
 		this.leases = readLeases();
 		this.spend = readSpend();
+		this.hedging = readHedging();
 		checkSlowCallsBelowTimeouts();
 		if (this.problems.isEmpty()) {
 			properties.getTargets()
@@ -227,6 +231,10 @@ final class PropertiesSettings {
 
 	OverloadSettings overload() {
 		return present(this.overload);
+	}
+
+	HedgingSettings hedging() {
+		return present(this.hedging);
 	}
 
 	PartitionSettings pools() {
@@ -545,6 +553,12 @@ final class PropertiesSettings {
 		LlmResilienceProperties.ProviderOverload overload = this.properties.getProviderOverload();
 		return build(under(PREFIX + ".provider-overload"), () -> new OverloadSettings(overload.isEnabled(),
 				overload.getDefaultDuration(), overload.getMaxDuration()));
+	}
+
+	private @Nullable HedgingSettings readHedging() {
+		LlmResilienceProperties.Hedging hedging = this.properties.getHedging();
+		return build(under(PREFIX + ".hedging"), () -> new HedgingSettings(hedging.isEnabled(), hedging.getDelay(),
+				hedging.getBudget(), hedging.getWindow(), hedging.getMinimum()));
 	}
 
 	private @Nullable LeaseSettings readLeases() {

@@ -25,6 +25,7 @@ import io.github.llmresilience.classify.UnclassifiedListener;
 import io.github.llmresilience.extract.ErrorExtractors;
 import io.github.llmresilience.fleet.FleetSettings;
 import io.github.llmresilience.fleet.FleetStore;
+import io.github.llmresilience.hedge.HedgingSettings;
 import io.github.llmresilience.overload.OverloadSettings;
 import io.github.llmresilience.pool.BucketSource;
 import io.github.llmresilience.pool.LeaseSettings;
@@ -110,6 +111,8 @@ public final class LlmResilienceBuilder {
 	ClassificationRules rules = new ClassificationRules();
 
 	OverloadSettings overload = OverloadSettings.defaults();
+
+	HedgingSettings hedging = HedgingSettings.defaults();
 
 	PartitionSettings pools = PartitionSettings.defaults();
 
@@ -221,6 +224,16 @@ public final class LlmResilienceBuilder {
 	/** How long a provider whose whole fleet is overloaded is tried last. */
 	public LlmResilienceBuilder overload(OverloadSettings overload) {
 		this.overload = Objects.requireNonNull(overload);
+		return this;
+	}
+
+	/**
+	 * First-token hedging of streams: when an attempt's first element is late, the same
+	 * request to a target of another failure domain, the first element to come wins. By
+	 * default off.
+	 */
+	public LlmResilienceBuilder hedging(HedgingSettings hedging) {
+		this.hedging = Objects.requireNonNull(hedging);
 		return this;
 	}
 

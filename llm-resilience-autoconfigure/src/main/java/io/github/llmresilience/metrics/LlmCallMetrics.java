@@ -42,6 +42,13 @@ public class LlmCallMetrics implements CallObserver {
 	/** Calls served by a target other than the chain's first (counter). */
 	public static final String FALLBACKS = "llm.resilience.fallbacks";
 
+	/**
+	 * Hedges of streams whose first element was late, by result: sent, won (the hedge's
+	 * first element came first) or cancelled (the call's own walk answered first)
+	 * (counter).
+	 */
+	public static final String HEDGES = "llm.resilience.hedges";
+
 	/** Calls no target could serve (counter). */
 	public static final String UNAVAILABLE = "llm.resilience.unavailable";
 
@@ -88,6 +95,8 @@ public class LlmCallMetrics implements CallObserver {
 
 	private static final String[] RETRY_RESULTS = tags(RetryResult.values());
 
+	private static final String[] HEDGE_RESULTS = tags(HedgeResult.values());
+
 	private final MeterRegistry registry;
 
 	// Meters are looked up once per series: a call pays a map lookup, not a registration.
@@ -99,6 +108,8 @@ public class LlmCallMetrics implements CallObserver {
 	private final Map<SeriesKey, Counter> retries = new ConcurrentHashMap<>();
 
 	private final Map<SeriesKey, Timer> backoffs = new ConcurrentHashMap<>();
+
+	private final Map<SeriesKey, Counter> hedges = new ConcurrentHashMap<>();
 
 	private final Map<SeriesKey, Counter> fallbacks = new ConcurrentHashMap<>();
 
@@ -147,6 +158,18 @@ public class LlmCallMetrics implements CallObserver {
 			.computeIfAbsent(new SeriesKey(chain, target.name(), tag),
 					(key) -> Counter.builder(RETRIES)
 						.description("Retry decisions on a retryable failure: attempted, or refused and why")
+						.tags(targetTags(chain, target).and("result", tag))
+						.register(this.registry))
+			.increment();
+	}
+
+	@Override
+	public void onHedge(String chain, Target target, HedgeResult result) {
+		String tag = HEDGE_RESULTS[result.ordinal()];
+		this.hedges
+			.computeIfAbsent(new SeriesKey(chain, target.name(), tag),
+					(key) -> Counter.builder(HEDGES)
+						.description("Hedges of streams whose first element was late: sent, won or cancelled")
 						.tags(targetTags(chain, target).and("result", tag))
 						.register(this.registry))
 			.increment();
