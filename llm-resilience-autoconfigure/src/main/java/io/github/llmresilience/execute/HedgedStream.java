@@ -285,7 +285,7 @@ final class HedgedStream<T> extends Flux<T> implements Subscription {
 			timer = this.timer;
 			this.timer = null;
 			this.held.clear();
-			loser = (side == this.primary) ? this.hedge : this.primary;
+			loser = (side != this.primary) ? this.primary : this.hedgeFailed ? null : this.hedge;
 			if (side != this.primary) {
 				lost = this.current;
 				lostTarget = this.currentTarget;
