@@ -15,6 +15,7 @@ import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.extract.ErrorExtractors;
 import io.github.llmresilience.hedge.HedgingSettings;
+import io.github.llmresilience.metrics.LlmCallMetrics;
 import io.github.llmresilience.retry.RetrySettings;
 import io.github.llmresilience.target.Target;
 import io.github.llmresilience.test.FakeProvider;
@@ -26,6 +27,8 @@ import io.github.llmresilience.web.WebClientErrorExtractor;
 import io.github.llmresilience.web.stream.OpenAiChatStream;
 import io.github.llmresilience.web.stream.StreamChunk;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
@@ -49,6 +52,9 @@ class HedgedStreamTests {
 	private static final Duration DELAY = Duration.ofSeconds(1);
 
 	private final EngineHarness h = new EngineHarness();
+
+	/** The meters of calls, among the call's observers. */
+	private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
 	/** What the call's observers heard, in order. */
 	private final List<String> told = new CopyOnWriteArrayList<>();
@@ -87,6 +93,11 @@ class HedgedStreamTests {
 			.isNotNull();
 		assertThat(this.told).containsExactly("hedge sent secondary", "hedge won secondary", "served secondary 1",
 				"ended 1000ms");
+		assertThat(hedges("sent", "secondary")).isEqualTo(1);
+		assertThat(hedges("won", "secondary")).isEqualTo(1);
+		assertThat(hedges("cancelled", "secondary")).isZero();
+		// Served by the chain's second target: one fallback, as without the hedge.
+		assertThat(this.meters.get(LlmCallMetrics.FALLBACKS).tag("target", "secondary").counter().count()).isEqualTo(1);
 		// The cancelled trial was neither a success nor a failure: the permit is free for
 		// the next call, which closes the breaker.
 		assertThat(this.h.resilience.state().target("primary").breaker().bufferedCalls()).isZero();
@@ -117,6 +128,10 @@ class HedgedStreamTests {
 		assertThat(received.texts()).containsExactly("from primary");
 		assertThat(this.told).containsExactly("hedge sent secondary", "hedge cancelled secondary", "served primary 0",
 				"ended 1500ms");
+		assertThat(hedges("sent", "secondary")).isEqualTo(1);
+		assertThat(hedges("cancelled", "secondary")).isEqualTo(1);
+		assertThat(hedges("won", "secondary")).isZero();
+		assertThat(this.meters.find(LlmCallMetrics.FALLBACKS).counter()).isNull();
 		assertThat(this.h.resilience.state().target("secondary").breaker().bufferedCalls()).isZero();
 		assertThat(this.h.resilience.state().target("primary").breaker().successfulCalls()).isEqualTo(1);
 	}
@@ -299,8 +314,17 @@ class HedgedStreamTests {
 
 		assertThat(received.error.get()).isNull();
 		assertThat(received.texts()).containsExactly("from primary");
-		assertThat(this.told).containsExactly("hedge sent secondary", "attempt secondary AVAILABILITY",
-				"served primary 0", "ended 2000ms");
+		// The hedge's failure reaches the race a moment after its verdict is told: a
+		// first
+		// token of the primary's in that moment finds the hedge still in flight and
+		// counts
+		// it cancelled.
+		assertThat(this.told)
+			.containsSubsequence("hedge sent secondary", "attempt secondary AVAILABILITY", "served primary 0",
+					"ended 2000ms")
+			.doesNotContain("hedge won secondary")
+			.filteredOn((line) -> line.startsWith("served") || line.startsWith("ended"))
+			.hasSize(2);
 	}
 
 	@Test
@@ -351,6 +375,15 @@ class HedgedStreamTests {
 		}
 	}
 
+	/** The count of {@code llm.resilience.hedges} of that result and target. */
+	private double hedges(String result, String target) {
+		Counter counter = this.meters.find(LlmCallMetrics.HEDGES)
+			.tags("chain", "chat", "target", target, "provider", "openai", "model", "gpt-4o", "region",
+					"region-" + target, "result", result)
+			.counter();
+		return (counter != null) ? counter.count() : 0;
+	}
+
 	/** The primary stays silent past the delay; no hedge goes out; then it answers. */
 	private void assertNoHedge(Stream primary, String other) {
 		int before = this.h.provider.requests(other);
@@ -390,7 +423,7 @@ class HedgedStreamTests {
 			.timeouts(new TimeoutSettings(Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofSeconds(10),
 					AdaptiveSettings.disabled()))
 			.retry(new RetrySettings(1, Duration.ofMillis(500), Duration.ofSeconds(30), 0.1, Duration.ofSeconds(10), 3))
-			.observer(new CallObserver() {
+			.observer(CallObserver.of(List.of(new LlmCallMetrics(this.meters), new CallObserver() {
 
 				@Override
 				public void onHedge(String chain, Target target, HedgeResult result) {
@@ -419,7 +452,7 @@ class HedgedStreamTests {
 					HedgedStreamTests.this.told.add("ended " + TimeUnit.NANOSECONDS.toMillis(nanos) + "ms");
 				}
 
-			});
+			})));
 	}
 
 	/** Awaitility polling fast: the test waits for real I/O of a few milliseconds. */
