@@ -1159,6 +1159,12 @@ public class LlmResilienceProperties {
 		private boolean enabled;
 
 		/**
+		 * Whether reactive calls (execute) whose answer is late are hedged too; blocking
+		 * calls never are.
+		 */
+		private boolean calls;
+
+		/**
 		 * How long an attempt waits for its first element before the hedge; unset for its
 		 * target's measured 95th percentile time to first token (half the first-token
 		 * timeout until 20 are measured).
@@ -1183,6 +1189,14 @@ public class LlmResilienceProperties {
 
 		public void setEnabled(boolean enabled) {
 			this.enabled = enabled;
+		}
+
+		public boolean isCalls() {
+			return this.calls;
+		}
+
+		public void setCalls(boolean calls) {
+			this.calls = calls;
 		}
 
 		public @Nullable Duration getDelay() {

@@ -557,8 +557,8 @@ final class PropertiesSettings {
 
 	private @Nullable HedgingSettings readHedging() {
 		LlmResilienceProperties.Hedging hedging = this.properties.getHedging();
-		return build(under(PREFIX + ".hedging"), () -> new HedgingSettings(hedging.isEnabled(), hedging.getDelay(),
-				hedging.getBudget(), hedging.getWindow(), hedging.getMinimum()));
+		return build(under(PREFIX + ".hedging"), () -> new HedgingSettings(hedging.isEnabled(), hedging.isCalls(),
+				hedging.getDelay(), hedging.getBudget(), hedging.getWindow(), hedging.getMinimum()));
 	}
 
 	private @Nullable LeaseSettings readLeases() {

@@ -177,7 +177,12 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
 		return Mono.deferContextual((reactor) -> {
-			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options, false, reactor);
+			TargetRuntime[] targets = this.targets.chain(chain);
+			HedgeRace<T> hedged = hedgedCall(chain, targets, options, call, reactor);
+			if (hedged != null) {
+				return traced(hedged.primaryRun(), hedged.next());
+			}
+			ChainRun run = new ChainRun(this.context, chain, targets, options, false, reactor);
 			return traced(run, next(run, call));
 		});
 	}
@@ -195,10 +200,30 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(call, "call");
 		Objects.requireNonNull(fallback, "fallback");
 		return Mono.deferContextual((reactor) -> {
-			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options, false, reactor);
-			return traced(run,
-					next(run, call).onErrorResume(run::isExhaustion, (error) -> degraded(run, error, fallback)));
+			TargetRuntime[] targets = this.targets.chain(chain);
+			HedgeRace<T> hedged = hedgedCall(chain, targets, options, call, reactor);
+			ChainRun run = (hedged != null) ? hedged.primaryRun()
+					: new ChainRun(this.context, chain, targets, options, false, reactor);
+			Mono<T> walk = (hedged != null) ? hedged.next() : next(run, call);
+			return traced(run, walk.onErrorResume(run::isExhaustion, (error) -> degraded(run, error, fallback)));
 		});
+	}
+
+	/**
+	 * The call's walk raced against a hedge when hedging of calls is on and the chain has
+	 * two failure domains; else {@code null}, and the call is walked as ever.
+	 */
+	private <T> @Nullable HedgeRace<T> hedgedCall(String chain, TargetRuntime[] targets, CallOptions options,
+			TargetCall<T> call, ContextView reactor) {
+		Hedges hedges = this.hedges;
+		if (hedges == null || !hedges.settings().calls() || !HedgeRace.hedgeable(targets)) {
+			return null;
+		}
+		return new HedgeRace<>(this.context, hedges, this.scheduler, chain, targets, options, false,
+				(run, started) -> next(run, (attempt) -> {
+					started.accept(attempt);
+					return call.call(attempt);
+				}).flux(), this.context.tracing().start(chain, reactor));
 	}
 
 	/**
@@ -297,7 +322,7 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(call, "call");
 		return Flux.deferContextual((reactor) -> {
 			TargetRuntime[] targets = this.targets.chain(chain);
-			HedgedStream<T> hedged = hedged(chain, targets, options, call, reactor);
+			HedgeRace<T> hedged = hedged(chain, targets, options, call, reactor);
 			if (hedged != null) {
 				return traced(hedged.primaryRun(), hedged);
 			}
@@ -321,7 +346,7 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(fallback, "fallback");
 		return Flux.deferContextual((reactor) -> {
 			TargetRuntime[] targets = this.targets.chain(chain);
-			HedgedStream<T> hedged = hedged(chain, targets, options, call, reactor);
+			HedgeRace<T> hedged = hedged(chain, targets, options, call, reactor);
 			ChainRun run = (hedged != null) ? hedged.primaryRun()
 					: new ChainRun(this.context, chain, targets, options, true, reactor);
 			Flux<T> walk = (hedged != null) ? hedged : nextStream(run, call);
@@ -333,14 +358,17 @@ public final class LlmResilience implements AutoCloseable {
 	 * The call's walk raced against a hedge when hedging is on and the chain has two
 	 * failure domains; else {@code null}, and the call is walked as ever.
 	 */
-	private <T> @Nullable HedgedStream<T> hedged(String chain, TargetRuntime[] targets, CallOptions options,
+	private <T> @Nullable HedgeRace<T> hedged(String chain, TargetRuntime[] targets, CallOptions options,
 			StreamingTargetCall<T> call, ContextView reactor) {
 		Hedges hedges = this.hedges;
-		if (hedges == null || !HedgedStream.hedgeable(targets)) {
+		if (hedges == null || !HedgeRace.hedgeable(targets)) {
 			return null;
 		}
-		return new HedgedStream<>(this.context, hedges, this.scheduler, chain, targets, options, call, this::nextStream,
-				this.context.tracing().start(chain, reactor));
+		return new HedgeRace<>(this.context, hedges, this.scheduler, chain, targets, options, true,
+				(run, started) -> nextStream(run, (attempt) -> {
+					started.accept(attempt);
+					return call.call(attempt);
+				}), this.context.tracing().start(chain, reactor));
 	}
 
 	private <T> Flux<T> nextStream(ChainRun run, StreamingTargetCall<T> call) {

@@ -8,21 +8,24 @@ import io.github.llmresilience.timeout.TimeLimits;
 import org.jspecify.annotations.Nullable;
 
 /**
- * First-token hedging of streams. A component out of its range fails construction,
- * whether or not {@code enabled} is set.
+ * First-token hedging of streams, and optionally of reactive calls. A component out of
+ * its range fails construction, whether or not {@code enabled} is set.
  *
  * @param enabled whether a late first element sends a hedge at all
- * @param delay how long a stream's attempt waits for its first element before the hedge
- * is sent, or {@code null} for its target's measured 95th percentile time to first token
- * (half the first-token timeout in force until {@link #MIN_SAMPLES} are measured); when
- * set, positive, at most {@link TimeLimits#MAX}
- * @param budget hedges allowed as a share of the chain's streams over the window; above
- * 0, at most 1
- * @param window how long streams and hedges count for the budget; positive
- * @param minimum hedges always allowed per window whatever the streams, so that a quiet
+ * @param calls whether reactive calls ({@code execute}) are hedged too, when their answer
+ * is late; blocking calls never are
+ * @param delay how long an attempt waits for its first element (a call's, for its answer)
+ * before the hedge is sent, or {@code null} for its target's measured 95th percentile
+ * time to first token (for a call, its latency; half the timeout in force until
+ * {@link #MIN_SAMPLES} are measured); when set, positive, at most {@link TimeLimits#MAX}
+ * @param budget hedges allowed as a share of the chain's hedgeable calls over the window;
+ * above 0, at most 1
+ * @param window how long calls and hedges count for the budget; positive
+ * @param minimum hedges always allowed per window whatever the calls, so that a quiet
  * service can still hedge a little (0 to 1,000,000)
  */
-public record HedgingSettings(boolean enabled, @Nullable Duration delay, double budget, Duration window, int minimum) {
+public record HedgingSettings(boolean enabled, boolean calls, @Nullable Duration delay, double budget, Duration window,
+		int minimum) {
 
 	/** The default {@link #budget()}: 5 % of streams. */
 	public static final double DEFAULT_BUDGET = 0.05;
@@ -63,45 +66,54 @@ public record HedgingSettings(boolean enabled, @Nullable Duration delay, double 
 		}
 	}
 
-	/** Off; when enabled, the measured delay, 5 % of streams over 10 s, at least one. */
+	/**
+	 * Off; when enabled, streams only, the measured delay, 5 % of streams over 10 s, at
+	 * least one.
+	 */
 	public static HedgingSettings defaults() {
-		return new HedgingSettings(false, null, DEFAULT_BUDGET, DEFAULT_WINDOW, DEFAULT_MINIMUM);
+		return new HedgingSettings(false, false, null, DEFAULT_BUDGET, DEFAULT_WINDOW, DEFAULT_MINIMUM);
 	}
 
 	/** These settings, enabled or not. */
 	public HedgingSettings withEnabled(boolean enabled) {
-		return new HedgingSettings(enabled, this.delay, this.budget, this.window, this.minimum);
+		return new HedgingSettings(enabled, this.calls, this.delay, this.budget, this.window, this.minimum);
+	}
+
+	/** These settings, hedging reactive calls or not. */
+	public HedgingSettings withCalls(boolean calls) {
+		return new HedgingSettings(this.enabled, calls, this.delay, this.budget, this.window, this.minimum);
 	}
 
 	/** These settings with another delay ({@code null}: measured). */
 	public HedgingSettings withDelay(@Nullable Duration delay) {
-		return new HedgingSettings(this.enabled, delay, this.budget, this.window, this.minimum);
+		return new HedgingSettings(this.enabled, this.calls, delay, this.budget, this.window, this.minimum);
 	}
 
 	/** These settings with another budget and window. */
 	public HedgingSettings withBudget(double budget, Duration window, int minimum) {
-		return new HedgingSettings(this.enabled, this.delay, budget, window, minimum);
+		return new HedgingSettings(this.enabled, this.calls, this.delay, budget, window, minimum);
 	}
 
 	/**
-	 * How long an attempt waits for its first element before a hedge: the configured
-	 * delay; else the target's 95th percentile time to first token once
-	 * {@link #MIN_SAMPLES} are measured (a stream slower than 19 in 20 is late, whatever
-	 * the target's normal); else half the first-token timeout in force, which the
-	 * target's own timeout would cut only later. Never below {@link #MIN_DELAY}.
-	 * @param firstToken the target's first-token timeout, which measures its first tokens
+	 * How long an attempt waits for its first element (a call's, for its answer) before a
+	 * hedge: the configured delay; else the target's 95th percentile once
+	 * {@link #MIN_SAMPLES} are measured (an attempt slower than 19 in 20 is late,
+	 * whatever the target's normal); else half the timeout in force, which the target's
+	 * own timeout would cut only later. Never below {@link #MIN_DELAY}.
+	 * @param timeout the target's timeout (a stream's first-token one), which measures
+	 * its latencies
 	 * @return the delay in nanoseconds
 	 */
-	public long delayNanos(MeasuredTimeout firstToken) {
+	public long delayNanos(MeasuredTimeout timeout) {
 		long nanos;
 		if (this.delay != null) {
 			nanos = this.delay.toNanos();
 		}
-		else if (firstToken.samples() >= MIN_SAMPLES) {
-			nanos = firstToken.p95Nanos();
+		else if (timeout.samples() >= MIN_SAMPLES) {
+			nanos = timeout.p95Nanos();
 		}
 		else {
-			nanos = firstToken.current().toNanos() / 2;
+			nanos = timeout.current().toNanos() / 2;
 		}
 		return Math.max(MIN_DELAY.toNanos(), nanos);
 	}

@@ -29,6 +29,7 @@ class HedgingPropertiesTests {
 			HedgingSettings hedging = context.getBean(PropertiesSettings.class).hedging();
 			assertThat(hedging).isEqualTo(HedgingSettings.defaults());
 			assertThat(hedging.enabled()).isFalse();
+			assertThat(hedging.calls()).isFalse();
 			assertThat(hedging.delay()).isNull();
 			assertThat(hedging.budget()).isEqualTo(0.05);
 			assertThat(hedging.window()).isEqualTo(Duration.ofSeconds(10));
@@ -39,13 +40,13 @@ class HedgingPropertiesTests {
 	@Test
 	void hedgingBindsFromProperties() {
 		this.runner
-			.withPropertyValues("llm.resilience.hedging.enabled=true", "llm.resilience.hedging.delay=750ms",
-					"llm.resilience.hedging.budget=0.02", "llm.resilience.hedging.window=30s",
-					"llm.resilience.hedging.minimum=0")
+			.withPropertyValues("llm.resilience.hedging.enabled=true", "llm.resilience.hedging.calls=true",
+					"llm.resilience.hedging.delay=750ms", "llm.resilience.hedging.budget=0.02",
+					"llm.resilience.hedging.window=30s", "llm.resilience.hedging.minimum=0")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				assertThat(context.getBean(PropertiesSettings.class).hedging())
-					.isEqualTo(new HedgingSettings(true, Duration.ofMillis(750), 0.02, Duration.ofSeconds(30), 0));
+				assertThat(context.getBean(PropertiesSettings.class).hedging()).isEqualTo(
+						new HedgingSettings(true, true, Duration.ofMillis(750), 0.02, Duration.ofSeconds(30), 0));
 			});
 	}
 

@@ -20,6 +20,7 @@ class HedgingSettingsTests {
 	void theDefaultsAreOffWithAFivePercentBudgetOverTenSeconds() {
 		HedgingSettings defaults = HedgingSettings.defaults();
 		assertThat(defaults.enabled()).isFalse();
+		assertThat(defaults.calls()).isFalse();
 		assertThat(defaults.delay()).isNull();
 		assertThat(defaults.budget()).isEqualTo(0.05);
 		assertThat(defaults.window()).isEqualTo(Duration.ofSeconds(10));

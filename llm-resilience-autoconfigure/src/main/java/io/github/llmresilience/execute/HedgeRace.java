@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 
 import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.CallObserver.HedgeResult;
@@ -21,35 +22,35 @@ import reactor.core.scheduler.Scheduler;
 import reactor.util.context.Context;
 
 /**
- * One hedged stream: the call's walk (the primary) raced against a second walk (the
- * hedge) over the chain's later targets of other failure domains, usable now. Beside the
- * walk, not in it: each walk is a {@link ChainRun} of its own, driven as any stream is,
- * with its own breaker permits, pool draws and settlement; this only starts the hedge and
- * picks the winner.
+ * One hedged call: the call's walk (the primary) raced against a second walk (the hedge)
+ * over the chain's later targets of other failure domains, usable now. Beside the walk,
+ * not in it: each walk is a {@link ChainRun} of its own, driven as any call is, with its
+ * own breaker permits, pool draws and settlement; this only starts the hedge and picks
+ * the winner. A stream's race is to its first element; a reactive call's, to its answer.
  *
  * <p>
  * Each attempt of the primary arms a timer at its delay
  * ({@link io.github.llmresilience.hedge.HedgingSettings#delayNanos}); an attempt that
  * ends before it fires leaves the walk to go on unchanged (retry, failover), and the next
- * attempt arms its own. When it fires with the attempt still waiting for its first
- * element, at most once per call, a hedge goes to the first such target whose first-token
- * timeout still fits before the call's deadline, if the chain's hedge budget and that
- * target's retry budget both allow, with the primary's idempotency key. The first walk to
- * emit (an element, or completion) wins and the other is cancelled: its attempt is
- * settled as cancelled, its permit given back unrecorded. A walk that fails while the
- * other is still in flight leaves the call to the other; when both fail, the call fails
- * with the primary's error.
+ * attempt arms its own. When it fires with the attempt still in flight, at most once per
+ * call, a hedge goes to the first such target whose timeout (a stream's first-token one)
+ * still fits before the call's deadline, if the chain's hedge budget and that target's
+ * retry budget both allow, with the primary's idempotency key. The first walk to emit (an
+ * element, or completion) wins and the other is cancelled: its attempt is settled as
+ * cancelled, its permit given back unrecorded. A walk that fails while the other is still
+ * in flight leaves the call to the other; when both fail, the call fails with the
+ * primary's error.
  *
  * <p>
- * The call's observers hear of the call's end once: the primary's end is held while a
- * hedge is in flight and dropped if the hedge wins; the hedge's end is told only when it
- * won, its time counted from the call's start and its position the chain's. The hedge's
- * attempts are told to the shared observers (metrics), not to the call's trace, which
- * follows one attempt at a time.
+ * The call's observers hear of the call's end once: what each walk tells of its end
+ * (served, unavailable, rejected) is told at once by the winner, held while the race is
+ * open, and dropped for the loser; the hedge's end is timed from the call's start, at its
+ * target's position in the chain. The hedge's attempts are told to the shared observers
+ * (metrics), not to the call's trace, which follows one attempt at a time.
  *
  * @param <T> the element type
  */
-final class HedgedStream<T> extends Flux<T> implements Subscription {
+final class HedgeRace<T> extends Flux<T> implements Subscription {
 
 	private final CallContext context;
 
@@ -66,10 +67,14 @@ final class HedgedStream<T> extends Flux<T> implements Subscription {
 
 	private final CallOptions options;
 
-	private final StreamingTargetCall<T> call;
+	/** Whether the call is a stream: raced to its first element, timed to it. */
+	private final boolean streaming;
 
-	/** How a walk is driven: the engine's stream of a run. */
-	private final BiFunction<ChainRun, StreamingTargetCall<T>, Flux<T>> walk;
+	/**
+	 * How a walk is driven: the engine's walk of a run, which tells the consumer of each
+	 * attempt it starts.
+	 */
+	private final BiFunction<ChainRun, Consumer<Attempt>, Flux<T>> walk;
 
 	/** The engine's shared observers. */
 	private final CallObservers shared;
@@ -110,15 +115,18 @@ final class HedgedStream<T> extends Flux<T> implements Subscription {
 	/** The primary's error, held while the hedge is in flight. */
 	private @Nullable Throwable primaryError;
 
-	/** What the primary told of the call's end while the hedge was in flight. */
-	private final List<Runnable> held = new ArrayList<>(2);
+	/** What the primary told of the call's end while the race was open. */
+	private final List<Runnable> primaryHeld = new ArrayList<>(2);
+
+	/** What the hedge told of the call's end while the race was open. */
+	private final List<Runnable> hedgeHeld = new ArrayList<>(2);
 
 	/** The target of the hedge's latest attempt. */
 	private volatile @Nullable Target hedgeTarget;
 
-	HedgedStream(CallContext context, Hedges hedges, Scheduler scheduler, String chain, TargetRuntime[] targets,
-			CallOptions options, StreamingTargetCall<T> call,
-			BiFunction<ChainRun, StreamingTargetCall<T>, Flux<T>> walk, @Nullable CallTrace trace) {
+	HedgeRace(CallContext context, Hedges hedges, Scheduler scheduler, String chain, TargetRuntime[] targets,
+			CallOptions options, boolean streaming, BiFunction<ChainRun, Consumer<Attempt>, Flux<T>> walk,
+			@Nullable CallTrace trace) {
 		this.context = context;
 		this.hedges = hedges;
 		this.budget = hedges.budget(chain);
@@ -126,16 +134,16 @@ final class HedgedStream<T> extends Flux<T> implements Subscription {
 		this.chain = chain;
 		this.targets = targets;
 		this.options = options;
-		this.call = call;
+		this.streaming = streaming;
 		this.walk = walk;
 		this.shared = context.observer();
 		this.full = this.shared.traced(trace);
-		this.primaryRun = new ChainRun(context, chain, targets, options, true,
+		this.primaryRun = new ChainRun(context, chain, targets, options, streaming,
 				CallObservers.of(new PrimaryView(), trace));
 	}
 
 	/**
-	 * Whether a chain's streams can be hedged at all: it has targets in two failure
+	 * Whether a chain's calls can be hedged at all: it has targets in two failure
 	 * domains.
 	 */
 	static boolean hedgeable(TargetRuntime[] targets) {
@@ -157,11 +165,7 @@ final class HedgedStream<T> extends Flux<T> implements Subscription {
 		this.actual = actual;
 		this.budget.onCall(this.context.now());
 		actual.onSubscribe(this);
-		StreamingTargetCall<T> watched = (attempt) -> {
-			attemptStarted(attempt);
-			return this.call.call(attempt);
-		};
-		Flux.defer(() -> this.walk.apply(this.primaryRun, watched)).subscribe(this.primary);
+		Flux.defer(() -> this.walk.apply(this.primaryRun, this::attemptStarted)).subscribe(this.primary);
 	}
 
 	// Hedge ----------------------------------------------------------------------------
@@ -172,7 +176,7 @@ final class HedgedStream<T> extends Flux<T> implements Subscription {
 		if (target == null) {
 			return;
 		}
-		long delay = this.hedges.settings().delayNanos(target.timeout(true));
+		long delay = this.hedges.settings().delayNanos(target.timeout(this.streaming));
 		Disposable old;
 		synchronized (this) {
 			if (this.hedge != null || this.winner != null || this.done || this.cancelled || this.primaryEnding) {
@@ -208,7 +212,7 @@ final class HedgedStream<T> extends Flux<T> implements Subscription {
 				return;
 			}
 			left = attempt.timeLeft().toNanos() - (this.context.now() - attempt.startNanos());
-			if (left < candidates[0].timeout(true).current().toNanos()) {
+			if (left < candidates[0].timeout(this.streaming).current().toNanos()) {
 				return;
 			}
 			// A hedge is load like a retry: it needs the retry budget's consent as well.
@@ -222,14 +226,10 @@ final class HedgedStream<T> extends Flux<T> implements Subscription {
 		long offset = this.primaryRun.elapsedNanos();
 		CallOptions options = this.options.withIdempotencyKey(attempt.idempotencyKey())
 			.withDeadline(Duration.ofNanos(left));
-		ChainRun run = new ChainRun(this.context, this.chain, candidates, options, true,
+		ChainRun run = new ChainRun(this.context, this.chain, candidates, options, this.streaming,
 				CallObservers.of(new HedgeView(offset), null));
 		this.full.onHedge(this.chain, candidates[0].target(), HedgeResult.SENT);
-		StreamingTargetCall<T> watched = (hedged) -> {
-			this.hedgeTarget = hedged.target();
-			return this.call.call(hedged);
-		};
-		Flux.defer(() -> this.walk.apply(run, watched)).subscribe(hedge);
+		Flux.defer(() -> this.walk.apply(run, (hedged) -> this.hedgeTarget = hedged.target())).subscribe(hedge);
 	}
 
 	/**
@@ -273,6 +273,7 @@ final class HedgedStream<T> extends Flux<T> implements Subscription {
 		Attempt lost = null;
 		TargetRuntime lostTarget = null;
 		Disposable timer;
+		List<Runnable> flush;
 		synchronized (this) {
 			Side winner = this.winner;
 			if (winner != null) {
@@ -284,7 +285,10 @@ final class HedgedStream<T> extends Flux<T> implements Subscription {
 			this.winner = side;
 			timer = this.timer;
 			this.timer = null;
-			this.held.clear();
+			// The winner's end is the call's; the loser's is not.
+			flush = takeHeld((side == this.primary) ? this.primaryHeld : this.hedgeHeld);
+			this.primaryHeld.clear();
+			this.hedgeHeld.clear();
 			loser = (side != this.primary) ? this.primary : this.hedgeFailed ? null : this.hedge;
 			if (side != this.primary) {
 				lost = this.current;
@@ -299,13 +303,16 @@ final class HedgedStream<T> extends Flux<T> implements Subscription {
 				// The cancelled attempt took at least this long: a censored sample, as a
 				// timeout is, so that the first tokens cut by hedges still pull the
 				// percentile the delay is read from.
-				lostTarget.timeout(true).record(this.context.now() - lost.startNanos());
+				lostTarget.timeout(this.streaming).record(this.context.now() - lost.startNanos());
 			}
 			loser.cancel();
 			Target hedged = this.hedgeTarget;
 			if (hedged != null) {
 				this.full.onHedge(this.chain, hedged, (side == this.primary) ? HedgeResult.CANCELLED : HedgeResult.WON);
 			}
+		}
+		if (flush != null) {
+			flush.forEach(Runnable::run);
 		}
 		return side;
 	}
@@ -333,12 +340,13 @@ final class HedgedStream<T> extends Flux<T> implements Subscription {
 				else {
 					this.done = true;
 					forward = error;
-					flush = takeHeld();
+					flush = takeHeld(this.primaryHeld);
 				}
 			}
 			else {
 				this.hedgeFailed = true;
-				flush = takeHeld();
+				this.hedgeHeld.clear();
+				flush = takeHeld(this.primaryHeld);
 				if (this.primaryError != null) {
 					this.done = true;
 					forward = this.primaryError;
@@ -356,13 +364,13 @@ final class HedgedStream<T> extends Flux<T> implements Subscription {
 		}
 	}
 
-	private @Nullable List<Runnable> takeHeld() {
-		if (this.held.isEmpty()) {
+	private static @Nullable List<Runnable> takeHeld(List<Runnable> held) {
+		if (held.isEmpty()) {
 			return null;
 		}
-		List<Runnable> held = new ArrayList<>(this.held);
-		this.held.clear();
-		return held;
+		List<Runnable> taken = new ArrayList<>(held);
+		held.clear();
+		return taken;
 	}
 
 	private CoreSubscriber<? super T> subscriber() {
@@ -441,11 +449,11 @@ final class HedgedStream<T> extends Flux<T> implements Subscription {
 		public void onSubscribe(Subscription subscription) {
 			boolean lost;
 			long requested;
-			synchronized (HedgedStream.this) {
-				Side winner = HedgedStream.this.winner;
-				lost = HedgedStream.this.cancelled || HedgedStream.this.done || (winner != null && winner != this);
+			synchronized (HedgeRace.this) {
+				Side winner = HedgeRace.this.winner;
+				lost = HedgeRace.this.cancelled || HedgeRace.this.done || (winner != null && winner != this);
 				this.upstream = subscription;
-				requested = HedgedStream.this.requested;
+				requested = HedgeRace.this.requested;
 			}
 			if (lost) {
 				subscription.cancel();
@@ -457,7 +465,7 @@ final class HedgedStream<T> extends Flux<T> implements Subscription {
 
 		@Override
 		public void onNext(T value) {
-			Side winner = HedgedStream.this.winner;
+			Side winner = HedgeRace.this.winner;
 			if (winner == null) {
 				winner = decide(this);
 			}
@@ -473,14 +481,14 @@ final class HedgedStream<T> extends Flux<T> implements Subscription {
 
 		@Override
 		public void onComplete() {
-			Side winner = HedgedStream.this.winner;
+			Side winner = HedgeRace.this.winner;
 			if (winner == null) {
 				// An empty answer is an answer.
 				winner = decide(this);
 			}
 			if (winner == this) {
-				synchronized (HedgedStream.this) {
-					HedgedStream.this.done = true;
+				synchronized (HedgeRace.this) {
+					HedgeRace.this.done = true;
 				}
 				subscriber().onComplete();
 			}
@@ -499,7 +507,8 @@ final class HedgedStream<T> extends Flux<T> implements Subscription {
 
 	/**
 	 * The primary's observer: its attempts told as an unhedged call's; its end told at
-	 * once unless a hedge is in flight (held until the hedge fails) or won (dropped).
+	 * once when it won or no hedge is in flight, held while the race is open (told when
+	 * it wins or the hedge fails), dropped when the hedge won.
 	 */
 	private final class PrimaryView implements CallObserver {
 
@@ -508,17 +517,17 @@ final class HedgedStream<T> extends Flux<T> implements Subscription {
 		 * it ends the call, and no hedge is sent after it.
 		 */
 		private void end(Runnable event) {
-			synchronized (HedgedStream.this) {
-				Side winner = HedgedStream.this.winner;
-				if (winner != null && winner != HedgedStream.this.primary) {
+			synchronized (HedgeRace.this) {
+				Side winner = HedgeRace.this.winner;
+				if (winner != null && winner != HedgeRace.this.primary) {
 					return;
 				}
-				if (winner == null && HedgedStream.this.hedge != null && !HedgedStream.this.hedgeFailed) {
-					HedgedStream.this.held.add(event);
+				if (winner == null && HedgeRace.this.hedge != null && !HedgeRace.this.hedgeFailed) {
+					HedgeRace.this.primaryHeld.add(event);
 					return;
 				}
 				if (winner == null) {
-					HedgedStream.this.primaryEnding = true;
+					HedgeRace.this.primaryEnding = true;
 				}
 			}
 			event.run();
@@ -526,66 +535,66 @@ final class HedgedStream<T> extends Flux<T> implements Subscription {
 
 		@Override
 		public void onAttempt(String chain, Target target, Verdict verdict, long nanos) {
-			HedgedStream.this.full.onAttempt(chain, target, verdict, nanos);
+			HedgeRace.this.full.onAttempt(chain, target, verdict, nanos);
 		}
 
 		@Override
 		public void onAnswer(String chain, Target target, Answer answer) {
-			HedgedStream.this.full.onAnswer(chain, target, answer);
+			HedgeRace.this.full.onAnswer(chain, target, answer);
 		}
 
 		@Override
 		public void onRetry(String chain, Target target, RetryResult result) {
-			HedgedStream.this.full.onRetry(chain, target, result);
+			HedgeRace.this.full.onRetry(chain, target, result);
 		}
 
 		@Override
 		public void onBackoff(String chain, Target target, long nanos) {
-			HedgedStream.this.full.onBackoff(chain, target, nanos);
+			HedgeRace.this.full.onBackoff(chain, target, nanos);
 		}
 
 		@Override
 		public void onSkipped(String chain, Target target, ChainStep.Skip why) {
-			HedgedStream.this.full.onSkipped(chain, target, why);
+			HedgeRace.this.full.onSkipped(chain, target, why);
 		}
 
 		@Override
 		public void onPoolWait(String chain, String pool, long nanos) {
-			HedgedStream.this.full.onPoolWait(chain, pool, nanos);
+			HedgeRace.this.full.onPoolWait(chain, pool, nanos);
 		}
 
 		@Override
 		public void onDegraded(String chain, LlmUnavailableException unavailable, @Nullable Throwable failure,
 				long nanos) {
-			HedgedStream.this.full.onDegraded(chain, unavailable, failure, nanos);
+			HedgeRace.this.full.onDegraded(chain, unavailable, failure, nanos);
 		}
 
 		@Override
 		public void onServed(String chain, Target target, int position, long nanos) {
-			end(() -> HedgedStream.this.full.onServed(chain, target, position, nanos));
+			end(() -> HedgeRace.this.full.onServed(chain, target, position, nanos));
 		}
 
 		@Override
 		public void onUnavailable(String chain, LlmUnavailableException exception, long nanos) {
-			end(() -> HedgedStream.this.full.onUnavailable(chain, exception, nanos));
+			end(() -> HedgeRace.this.full.onUnavailable(chain, exception, nanos));
 		}
 
 		@Override
 		public void onRejected(String chain, Target target, Verdict verdict, long nanos) {
-			end(() -> HedgedStream.this.full.onRejected(chain, target, verdict, nanos));
+			end(() -> HedgeRace.this.full.onRejected(chain, target, verdict, nanos));
 		}
 
 		@Override
 		public void onCallEnded(String chain, long nanos, long backoffNanos) {
-			end(() -> HedgedStream.this.full.onCallEnded(chain, nanos, backoffNanos));
+			end(() -> HedgeRace.this.full.onCallEnded(chain, nanos, backoffNanos));
 		}
 
 	}
 
 	/**
-	 * The hedge's observer: its attempts told to the shared observers; the call's end
-	 * only when the hedge won, timed from the call's start, at the target's position in
-	 * the chain.
+	 * The hedge's observer: its attempts told to the shared observers; its end, timed
+	 * from the call's start at the target's position in the chain, told when it won, held
+	 * while the race is open, dropped when it lost or failed.
 	 */
 	private final class HedgeView implements CallObserver {
 
@@ -596,63 +605,67 @@ final class HedgedStream<T> extends Flux<T> implements Subscription {
 			this.offset = offset;
 		}
 
-		private boolean won() {
-			Side hedge;
-			synchronized (HedgedStream.this) {
-				hedge = HedgedStream.this.hedge;
+		private void end(Runnable event) {
+			synchronized (HedgeRace.this) {
+				Side hedge = HedgeRace.this.hedge;
+				Side winner = HedgeRace.this.winner;
+				if (winner == null && hedge != null && !HedgeRace.this.hedgeFailed) {
+					HedgeRace.this.hedgeHeld.add(event);
+					return;
+				}
+				if (winner == null || winner != hedge) {
+					return;
+				}
 			}
-			return hedge != null && HedgedStream.this.winner == hedge;
+			event.run();
 		}
 
 		@Override
 		public void onAttempt(String chain, Target target, Verdict verdict, long nanos) {
-			HedgedStream.this.shared.onAttempt(chain, target, verdict, nanos);
+			HedgeRace.this.shared.onAttempt(chain, target, verdict, nanos);
 		}
 
 		@Override
 		public void onAnswer(String chain, Target target, Answer answer) {
-			HedgedStream.this.shared.onAnswer(chain, target, answer);
+			HedgeRace.this.shared.onAnswer(chain, target, answer);
 		}
 
 		@Override
 		public void onRetry(String chain, Target target, RetryResult result) {
-			HedgedStream.this.shared.onRetry(chain, target, result);
+			HedgeRace.this.shared.onRetry(chain, target, result);
 		}
 
 		@Override
 		public void onBackoff(String chain, Target target, long nanos) {
-			HedgedStream.this.shared.onBackoff(chain, target, nanos);
+			HedgeRace.this.shared.onBackoff(chain, target, nanos);
 		}
 
 		@Override
 		public void onSkipped(String chain, Target target, ChainStep.Skip why) {
-			HedgedStream.this.shared.onSkipped(chain, target, why);
+			HedgeRace.this.shared.onSkipped(chain, target, why);
 		}
 
 		@Override
 		public void onPoolWait(String chain, String pool, long nanos) {
-			HedgedStream.this.shared.onPoolWait(chain, pool, nanos);
+			HedgeRace.this.shared.onPoolWait(chain, pool, nanos);
 		}
 
 		@Override
 		public void onServed(String chain, Target target, int position, long nanos) {
-			if (won()) {
-				HedgedStream.this.full.onServed(chain, target, position(target), nanos + this.offset);
-			}
+			long callNanos = nanos + this.offset;
+			end(() -> HedgeRace.this.full.onServed(chain, target, position(target), callNanos));
 		}
 
 		@Override
 		public void onRejected(String chain, Target target, Verdict verdict, long nanos) {
-			if (won()) {
-				HedgedStream.this.full.onRejected(chain, target, verdict, nanos + this.offset);
-			}
+			long callNanos = nanos + this.offset;
+			end(() -> HedgeRace.this.full.onRejected(chain, target, verdict, callNanos));
 		}
 
 		@Override
 		public void onCallEnded(String chain, long nanos, long backoffNanos) {
-			if (won()) {
-				HedgedStream.this.full.onCallEnded(chain, nanos + this.offset, backoffNanos);
-			}
+			long callNanos = nanos + this.offset;
+			end(() -> HedgeRace.this.full.onCallEnded(chain, callNanos, backoffNanos));
 		}
 
 	}
