@@ -109,6 +109,35 @@ class HedgedStreamTests {
 	}
 
 	@Test
+	void withoutADelayTheHedgeWaitsForThePrimarysMeasuredNinetyFifthPercentileTimeToFirstToken() {
+		List<Stream> primaries = new CopyOnWriteArrayList<>();
+		this.h.provider.script("primary", (n) -> Reply.stream(primaries.get(n - 1)));
+		this.h.provider.always("secondary", Reply.stream(answer("from secondary")));
+		build((builder) -> builder.hedging(HedgingSettings.defaults().withEnabled(true)), "primary", "secondary");
+		// Twenty streams whose first token comes after 200 ms: the delay is their p95.
+		for (int i = 1; i <= HedgingSettings.MIN_SAMPLES; i++) {
+			Stream primary = new Stream();
+			primaries.add(primary);
+			int requests = i;
+			Received received = subscribe(this.h.resilience.stream("chat", this::openAiStream));
+			soon().until(() -> this.h.provider.requests("primary") == requests);
+			this.h.time.advance(Duration.ofMillis(200));
+			primary.send(openAi("quick")).send(openAiDone()).end();
+			soon().until(received.done::get);
+		}
+		assertThat(this.h.provider.requests("secondary")).isZero();
+		primaries.add(new Stream());
+
+		Received late = subscribe(this.h.resilience.stream("chat", this::openAiStream));
+		soon().until(() -> this.h.provider.requests("primary") == HedgingSettings.MIN_SAMPLES + 1);
+		this.h.time.advance(Duration.ofMillis(199));
+		assertThat(this.h.provider.requests("secondary")).isZero();
+		this.h.time.advance(Duration.ofMillis(1));
+		soon().until(late.done::get);
+		assertThat(late.texts()).containsExactly("from secondary");
+	}
+
+	@Test
 	void whenThePrimarysFirstTokenComesFirstTheHedgeIsCancelledUnrecorded() {
 		Stream primary = new Stream();
 		this.h.provider.always("primary", Reply.stream(primary));
