@@ -326,6 +326,33 @@ class HedgedStreamTests {
 	}
 
 	@Test
+	void whenBothWalksFailTheCallFailsWithThePrimarysErrorToldOnce() {
+		this.h.provider.always("primary", Reply.stream(new Stream()));
+		// The hedge's request stays silent; the primary walk's failover is refused.
+		this.h.provider.script("secondary",
+				(n) -> (n == 1) ? Reply.stream(new Stream()) : Reply.json(503, FakeProviderBodies.SERVER_ERROR));
+		build((builder) -> {
+		}, "primary", "secondary");
+
+		Received received = subscribe(this.h.resilience.stream("chat", this::openAiStream));
+		soon().until(() -> this.h.provider.requests("primary") == 1);
+		this.h.time.advance(DELAY);
+		soon().until(() -> this.h.provider.requests("secondary") == 1);
+		this.h.time.advance(Duration.ofSeconds(4));
+		soon().until(() -> this.told.contains("attempt secondary AVAILABILITY"));
+		assertThat(received.done.get()).isFalse();
+		// The hedge's first-token timeout: 5 s after it went out.
+		this.h.time.advance(DELAY);
+		soon().until(received.done::get);
+
+		assertThat(received.error.get()).isInstanceOfSatisfying(LlmUnavailableException.class,
+				(unavailable) -> assertThat(unavailable.getMessage()).contains("chat"));
+		assertThat(this.told).filteredOn((line) -> line.equals("unavailable")).hasSize(1);
+		assertThat(this.told).filteredOn((line) -> line.startsWith("ended")).containsExactly("ended 5000ms");
+		assertThat(this.told).noneMatch((line) -> line.startsWith("served"));
+	}
+
+	@Test
 	void aHedgeThatFailsLeavesTheCallToThePrimary() {
 		Stream primary = new Stream();
 		this.h.provider.always("primary", Reply.stream(primary));
