@@ -186,6 +186,7 @@ public final class LlmResilienceAutoConfiguration {
 			.overload(settings.overload())
 			.concurrency(settings.concurrency())
 			.clientThrottling(settings.clientThrottling())
+			.hedging(settings.hedging())
 			.pools(settings.pools())
 			.spend(settings.spend())
 			.extractors(extractors)

@@ -11,6 +11,7 @@ import io.github.llmresilience.breaker.BreakerSettings;
 import io.github.llmresilience.canary.CanarySettings;
 import io.github.llmresilience.execute.TimeoutSettings;
 import io.github.llmresilience.execute.UnknownExceptions;
+import io.github.llmresilience.hedge.HedgingSettings;
 import io.github.llmresilience.overload.ClientThrottlingSettings;
 import io.github.llmresilience.overload.ConcurrencySettings;
 import io.github.llmresilience.overload.OverloadSettings;
@@ -80,6 +81,8 @@ public class LlmResilienceProperties {
 	private final Pools pools = new Pools();
 
 	private final Spend spend = new Spend();
+
+	private final Hedging hedging = new Hedging();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -163,6 +166,10 @@ public class LlmResilienceProperties {
 
 	public Spend getSpend() {
 		return this.spend;
+	}
+
+	public Hedging getHedging() {
+		return this.hedging;
 	}
 
 	/** One place a request can be served from. */
@@ -1151,6 +1158,92 @@ public class LlmResilienceProperties {
 
 		public void setWait(@Nullable Duration wait) {
 			this.wait = wait;
+		}
+
+	}
+
+	/**
+	 * First-token hedging of streams: when an attempt has had no first element by the
+	 * delay, the same request goes to the chain's next usable target in another failure
+	 * domain, and the first element to come wins; the other is cancelled. Capped by a
+	 * budget.
+	 */
+	public static class Hedging {
+
+		/** Whether a stream whose first element is late is hedged. */
+		private boolean enabled;
+
+		/**
+		 * Whether reactive calls (execute) whose answer is late are hedged too; blocking
+		 * calls never are.
+		 */
+		private boolean calls;
+
+		/**
+		 * How long an attempt waits for its first element before the hedge; unset for its
+		 * target's measured 95th percentile time to first token (half the first-token
+		 * timeout until 20 are measured).
+		 */
+		private @Nullable Duration delay;
+
+		/**
+		 * Hedges allowed as a share of the chain's streams over the window, above 0, at
+		 * most 1.
+		 */
+		private double budget = HedgingSettings.DEFAULT_BUDGET;
+
+		/** How long streams and hedges count for the budget. */
+		private Duration window = HedgingSettings.DEFAULT_WINDOW;
+
+		/** Hedges always allowed per window, whatever the streams (0 to 1,000,000). */
+		private int minimum = HedgingSettings.DEFAULT_MINIMUM;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public boolean isCalls() {
+			return this.calls;
+		}
+
+		public void setCalls(boolean calls) {
+			this.calls = calls;
+		}
+
+		public @Nullable Duration getDelay() {
+			return this.delay;
+		}
+
+		public void setDelay(@Nullable Duration delay) {
+			this.delay = delay;
+		}
+
+		public double getBudget() {
+			return this.budget;
+		}
+
+		public void setBudget(double budget) {
+			this.budget = budget;
+		}
+
+		public Duration getWindow() {
+			return this.window;
+		}
+
+		public void setWindow(Duration window) {
+			this.window = window;
+		}
+
+		public int getMinimum() {
+			return this.minimum;
+		}
+
+		public void setMinimum(int minimum) {
+			this.minimum = minimum;
 		}
 
 	}

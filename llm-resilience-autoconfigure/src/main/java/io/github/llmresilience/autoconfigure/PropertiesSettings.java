@@ -30,6 +30,7 @@ import io.github.llmresilience.execute.TargetOptions;
 import io.github.llmresilience.execute.TimeoutSettings;
 import io.github.llmresilience.execute.UnknownExceptions;
 import io.github.llmresilience.fleet.FleetSettings;
+import io.github.llmresilience.hedge.HedgingSettings;
 import io.github.llmresilience.overload.ClientThrottlingSettings;
 import io.github.llmresilience.overload.ConcurrencySettings;
 import io.github.llmresilience.overload.OverloadSettings;
@@ -112,6 +113,8 @@ final class PropertiesSettings {
 
 	private @Nullable SpendSettings spend;
 
+	private @Nullable HedgingSettings hedging;
+
 	private PropertiesSettings(LlmResilienceProperties properties, @Nullable String applicationName) {
 		this.properties = properties;
 		properties.getTargets().forEach(this::readTarget);
@@ -130,6 +133,7 @@ final class PropertiesSettings {
 		readPools();
 		this.leases = readLeases();
 		this.spend = readSpend();
+		this.hedging = readHedging();
 		checkSlowCallsBelowTimeouts();
 		if (this.problems.isEmpty()) {
 			properties.getTargets()
@@ -243,6 +247,10 @@ final class PropertiesSettings {
 
 	ClientThrottlingSettings clientThrottling() {
 		return present(this.clientThrottling);
+	}
+
+	HedgingSettings hedging() {
+		return present(this.hedging);
 	}
 
 	PartitionSettings pools() {
@@ -575,6 +583,12 @@ final class PropertiesSettings {
 		return build(under(PREFIX + ".client-throttling"),
 				() -> new ClientThrottlingSettings(throttling.isEnabled(), throttling.getWindow(),
 						throttling.getMinimumRequests(), throttling.getMultiplier(), throttling.getMultipliers()));
+	}
+
+	private @Nullable HedgingSettings readHedging() {
+		LlmResilienceProperties.Hedging hedging = this.properties.getHedging();
+		return build(under(PREFIX + ".hedging"), () -> new HedgingSettings(hedging.isEnabled(), hedging.isCalls(),
+				hedging.getDelay(), hedging.getBudget(), hedging.getWindow(), hedging.getMinimum()));
 	}
 
 	private @Nullable LeaseSettings readLeases() {

@@ -32,6 +32,26 @@ public interface CallObserver {
 
 	}
 
+	/**
+	 * What became of a hedge: a stream's second walk, sent when its first element was
+	 * late.
+	 */
+	enum HedgeResult {
+
+		/** The hedge was sent. */
+		SENT,
+
+		/** Its first element came first: the call's walk was cancelled. */
+		WON,
+
+		/**
+		 * The call's walk answered first (or the caller cancelled): the hedge was
+		 * cancelled.
+		 */
+		CANCELLED
+
+	}
+
 	/** One attempt ended with this verdict after this many nanoseconds. */
 	default void onAttempt(String chain, Target target, Verdict verdict, long nanos) {
 	}
@@ -99,6 +119,16 @@ public interface CallObserver {
 	 * @param pool the call's pool
 	 */
 	default void onPoolWait(String chain, String pool, long nanos) {
+	}
+
+	/**
+	 * A stream's first element was late and a hedge went to {@code target}, in another
+	 * failure domain ({@link HedgeResult#SENT}); then the first element came from it
+	 * ({@link HedgeResult#WON}) or from the call's walk ({@link HedgeResult#CANCELLED}).
+	 * Not a call of its own: the call is told once how it ended, by whichever walk served
+	 * it.
+	 */
+	default void onHedge(String chain, Target target, HedgeResult result) {
 	}
 
 	/**

@@ -55,6 +55,15 @@ final class CallObservers implements CallObserver {
 	}
 
 	/**
+	 * One walk's observers when a call has two (a hedged stream's): {@code observer},
+	 * which decides what each walk tells the call's observers, and the call's trace, told
+	 * when an attempt of this walk starts and when the call ends ({@code null} for none).
+	 */
+	static CallObservers of(CallObserver observer, @Nullable CallTrace trace) {
+		return new CallObservers(new CallObserver[] { observer }, trace);
+	}
+
+	/**
 	 * One call's observers: these, or, when the call has a trace, these and the trace
 	 * after them.
 	 */
@@ -216,6 +225,18 @@ final class CallObservers implements CallObserver {
 		for (CallObserver observer : this.observers) {
 			try {
 				observer.onPoolWait(chain, pool, nanos);
+			}
+			catch (RuntimeException | LinkageError | AssertionError ex) {
+				failed(observer, ex);
+			}
+		}
+	}
+
+	@Override
+	public void onHedge(String chain, Target target, HedgeResult result) {
+		for (CallObserver observer : this.observers) {
+			try {
+				observer.onHedge(chain, target, result);
 			}
 			catch (RuntimeException | LinkageError | AssertionError ex) {
 				failed(observer, ex);

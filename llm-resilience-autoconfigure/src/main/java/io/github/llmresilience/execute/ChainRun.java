@@ -126,6 +126,13 @@ final class ChainRun {
 	 */
 	ChainRun(CallContext context, String chain, TargetRuntime[] targets, CallOptions options, boolean streaming,
 			ContextView reactor) {
+		this(context, chain, targets, options, streaming,
+				context.observer().traced(context.tracing().start(chain, reactor)));
+	}
+
+	/** A walk that tells {@code observer}: one of a hedged stream's two walks. */
+	ChainRun(CallContext context, String chain, TargetRuntime[] targets, CallOptions options, boolean streaming,
+			CallObservers observer) {
 		this.streaming = streaming;
 		this.context = context;
 		this.chain = chain;
@@ -136,7 +143,7 @@ final class ChainRun {
 		Duration deadline = (options.deadline() != null) ? options.deadline() : context.callTimeout();
 		this.deadlineNanos = this.startNanos + deadline.toNanos();
 		this.callId = new Attempt.CallId(options.idempotencyKey());
-		this.observer = context.observer().traced(context.tracing().start(chain, reactor));
+		this.observer = observer;
 	}
 
 	long delayNanos() {

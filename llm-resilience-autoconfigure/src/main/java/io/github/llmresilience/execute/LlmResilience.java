@@ -26,6 +26,7 @@ import io.github.llmresilience.classify.Verdict;
 import io.github.llmresilience.execute.Attempt.State;
 import io.github.llmresilience.fleet.Fleet;
 import io.github.llmresilience.fleet.FleetSync;
+import io.github.llmresilience.hedge.Hedges;
 import io.github.llmresilience.overload.OverloadControl;
 import io.github.llmresilience.overload.ProviderOverloads;
 import io.github.llmresilience.pool.BucketSource;
@@ -49,6 +50,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.context.ContextView;
 
 /**
  * Runs LLM calls through a chain of targets: skips targets that cannot serve (parked or
@@ -105,6 +107,9 @@ public final class LlmResilience implements AutoCloseable {
 
 	private final OverloadControl overload;
 
+	/** First-token hedging of streams, or {@code null} when it is off. */
+	private final @Nullable Hedges hedges;
+
 	LlmResilience(LlmResilienceBuilder builder, TargetRegistry registry, StateChanges events) {
 		UnclassifiedListener unclassified = UnclassifiedListeners.guarded(builder.unclassified);
 		LongSupplier nanoTime = CallContext.nanoTimeOf(builder.clock);
@@ -116,6 +121,7 @@ public final class LlmResilience implements AutoCloseable {
 				builder.timeouts.call(), new ProviderOverloads(builder.clock, builder.overload, events),
 				new Pools(builder.pools, this.supplies, events), new AnswerBookkeeping(), builder.tracing);
 		this.scheduler = builder.scheduler;
+		this.hedges = builder.hedging.enabled() ? new Hedges(builder.hedging, nanoTime) : null;
 		this.alarms = (builder.scheduler instanceof CoalescingTimer timer && CallContext.isSystemTime(builder.clock))
 				? timer : null;
 		ProviderClassifiers classifiers = (builder.classifiers != null) ? builder.classifiers : ProviderClassifiers
@@ -176,7 +182,12 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
 		return Mono.deferContextual((reactor) -> {
-			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options, false, reactor);
+			TargetRuntime[] targets = this.targets.chain(chain);
+			HedgeRace<T> hedged = hedgedCall(chain, targets, options, call, reactor);
+			if (hedged != null) {
+				return traced(hedged.primaryRun(), hedged.next());
+			}
+			ChainRun run = new ChainRun(this.context, chain, targets, options, false, reactor);
 			return traced(run, next(run, call));
 		});
 	}
@@ -194,10 +205,30 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(call, "call");
 		Objects.requireNonNull(fallback, "fallback");
 		return Mono.deferContextual((reactor) -> {
-			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options, false, reactor);
-			return traced(run,
-					next(run, call).onErrorResume(run::isExhaustion, (error) -> degraded(run, error, fallback)));
+			TargetRuntime[] targets = this.targets.chain(chain);
+			HedgeRace<T> hedged = hedgedCall(chain, targets, options, call, reactor);
+			ChainRun run = (hedged != null) ? hedged.primaryRun()
+					: new ChainRun(this.context, chain, targets, options, false, reactor);
+			Mono<T> walk = (hedged != null) ? hedged.next() : next(run, call);
+			return traced(run, walk.onErrorResume(run::isExhaustion, (error) -> degraded(run, error, fallback)));
 		});
+	}
+
+	/**
+	 * The call's walk raced against a hedge when hedging of calls is on and the chain has
+	 * two failure domains; else {@code null}, and the call is walked as ever.
+	 */
+	private <T> @Nullable HedgeRace<T> hedgedCall(String chain, TargetRuntime[] targets, CallOptions options,
+			TargetCall<T> call, ContextView reactor) {
+		Hedges hedges = this.hedges;
+		if (hedges == null || !hedges.settings().calls() || !HedgeRace.hedgeable(targets)) {
+			return null;
+		}
+		return new HedgeRace<>(this.context, hedges, this.scheduler, chain, targets, options, false,
+				(run, started) -> next(run, (attempt) -> {
+					started.accept(attempt);
+					return call.call(attempt);
+				}).flux(), this.context.tracing().start(chain, reactor));
 	}
 
 	/**
@@ -295,7 +326,12 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(options, "options");
 		Objects.requireNonNull(call, "call");
 		return Flux.deferContextual((reactor) -> {
-			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options, true, reactor);
+			TargetRuntime[] targets = this.targets.chain(chain);
+			HedgeRace<T> hedged = hedged(chain, targets, options, call, reactor);
+			if (hedged != null) {
+				return traced(hedged.primaryRun(), hedged);
+			}
+			ChainRun run = new ChainRun(this.context, chain, targets, options, true, reactor);
 			return traced(run, nextStream(run, call));
 		});
 	}
@@ -314,10 +350,30 @@ public final class LlmResilience implements AutoCloseable {
 		Objects.requireNonNull(call, "call");
 		Objects.requireNonNull(fallback, "fallback");
 		return Flux.deferContextual((reactor) -> {
-			ChainRun run = new ChainRun(this.context, chain, this.targets.chain(chain), options, true, reactor);
-			return traced(run, nextStream(run, call).onErrorResume(run::isExhaustion,
-					(error) -> degraded(run, error, fallback).flux()));
+			TargetRuntime[] targets = this.targets.chain(chain);
+			HedgeRace<T> hedged = hedged(chain, targets, options, call, reactor);
+			ChainRun run = (hedged != null) ? hedged.primaryRun()
+					: new ChainRun(this.context, chain, targets, options, true, reactor);
+			Flux<T> walk = (hedged != null) ? hedged : nextStream(run, call);
+			return traced(run, walk.onErrorResume(run::isExhaustion, (error) -> degraded(run, error, fallback).flux()));
 		});
+	}
+
+	/**
+	 * The call's walk raced against a hedge when hedging is on and the chain has two
+	 * failure domains; else {@code null}, and the call is walked as ever.
+	 */
+	private <T> @Nullable HedgeRace<T> hedged(String chain, TargetRuntime[] targets, CallOptions options,
+			StreamingTargetCall<T> call, ContextView reactor) {
+		Hedges hedges = this.hedges;
+		if (hedges == null || !HedgeRace.hedgeable(targets)) {
+			return null;
+		}
+		return new HedgeRace<>(this.context, hedges, this.scheduler, chain, targets, options, true,
+				(run, started) -> nextStream(run, (attempt) -> {
+					started.accept(attempt);
+					return call.call(attempt);
+				}), this.context.tracing().start(chain, reactor));
 	}
 
 	private <T> Flux<T> nextStream(ChainRun run, StreamingTargetCall<T> call) {

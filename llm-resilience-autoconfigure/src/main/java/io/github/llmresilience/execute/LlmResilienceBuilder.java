@@ -25,6 +25,7 @@ import io.github.llmresilience.classify.UnclassifiedListener;
 import io.github.llmresilience.extract.ErrorExtractors;
 import io.github.llmresilience.fleet.FleetSettings;
 import io.github.llmresilience.fleet.FleetStore;
+import io.github.llmresilience.hedge.HedgingSettings;
 import io.github.llmresilience.overload.ClientThrottlingSettings;
 import io.github.llmresilience.overload.ConcurrencySettings;
 import io.github.llmresilience.overload.OverloadSettings;
@@ -116,6 +117,8 @@ public final class LlmResilienceBuilder {
 	ConcurrencySettings concurrency = ConcurrencySettings.defaults();
 
 	ClientThrottlingSettings clientThrottling = ClientThrottlingSettings.defaults();
+
+	HedgingSettings hedging = HedgingSettings.defaults();
 
 	PartitionSettings pools = PartitionSettings.defaults();
 
@@ -245,6 +248,16 @@ public final class LlmResilienceBuilder {
 	 */
 	public LlmResilienceBuilder clientThrottling(ClientThrottlingSettings clientThrottling) {
 		this.clientThrottling = Objects.requireNonNull(clientThrottling);
+		return this;
+	}
+
+	/**
+	 * First-token hedging of streams: when an attempt's first element is late, the same
+	 * request to a target of another failure domain, the first element to come wins. By
+	 * default off.
+	 */
+	public LlmResilienceBuilder hedging(HedgingSettings hedging) {
+		this.hedging = Objects.requireNonNull(hedging);
 		return this;
 	}
 

@@ -49,6 +49,13 @@ public class LlmCallMetrics implements CallObserver {
 	 */
 	public static final String REFUSED_LOCALLY = "llm.resilience.refused.locally";
 
+	/**
+	 * Hedges of streams whose first element was late, by result: sent, won (the hedge's
+	 * first element came first) or cancelled (the call's own walk answered first)
+	 * (counter).
+	 */
+	public static final String HEDGES = "llm.resilience.hedges";
+
 	/** Calls no target could serve (counter). */
 	public static final String UNAVAILABLE = "llm.resilience.unavailable";
 
@@ -95,6 +102,8 @@ public class LlmCallMetrics implements CallObserver {
 
 	private static final String[] RETRY_RESULTS = tags(RetryResult.values());
 
+	private static final String[] HEDGE_RESULTS = tags(HedgeResult.values());
+
 	private final MeterRegistry registry;
 
 	// Meters are looked up once per series: a call pays a map lookup, not a registration.
@@ -106,6 +115,8 @@ public class LlmCallMetrics implements CallObserver {
 	private final Map<SeriesKey, Counter> retries = new ConcurrentHashMap<>();
 
 	private final Map<SeriesKey, Timer> backoffs = new ConcurrentHashMap<>();
+
+	private final Map<SeriesKey, Counter> hedges = new ConcurrentHashMap<>();
 
 	private final Map<SeriesKey, Counter> fallbacks = new ConcurrentHashMap<>();
 
@@ -172,6 +183,18 @@ public class LlmCallMetrics implements CallObserver {
 					(key) -> Counter.builder(REFUSED_LOCALLY)
 						.description("Requests overload control refused here before sending, by reason")
 						.tags(targetTags(chain, target).and("reason", tag))
+						.register(this.registry))
+			.increment();
+	}
+
+	@Override
+	public void onHedge(String chain, Target target, HedgeResult result) {
+		String tag = HEDGE_RESULTS[result.ordinal()];
+		this.hedges
+			.computeIfAbsent(new SeriesKey(chain, target.name(), tag),
+					(key) -> Counter.builder(HEDGES)
+						.description("Hedges of streams whose first element was late: sent, won or cancelled")
+						.tags(targetTags(chain, target).and("result", tag))
 						.register(this.registry))
 			.increment();
 	}

@@ -65,6 +65,11 @@ final class LatencyRecord {
 
 	private volatile long p99At = Long.MIN_VALUE;
 
+	/** The last 95th percentile and the sample count it was taken at. */
+	private volatile long p95Nanos = -1;
+
+	private volatile long p95At = Long.MIN_VALUE;
+
 	public void record(long nanos) {
 		long index = this.count.getAndIncrement();
 		this.ring[(int) (index & (CAPACITY - 1))] = Math.max(0, nanos);
@@ -106,6 +111,30 @@ final class LatencyRecord {
 			}
 		}
 		return this.p99Nanos;
+	}
+
+	/**
+	 * The 95th percentile of the kept samples in nanoseconds (zero when there are none),
+	 * for a hedge's delay: taken over a copy of the ring, so recomputed at most every
+	 * {@link #REFRESH} samples once the ring is full, and at each new sample before (a
+	 * few hundred values, while few calls are measured).
+	 */
+	public long p95Nanos() {
+		long count = samples();
+		if (count == 0) {
+			return 0;
+		}
+		long step = (count < REFRESH) ? 1 : REFRESH;
+		if (count - this.p95At >= step || this.p95Nanos < 0) {
+			synchronized (this) {
+				if (count - this.p95At >= step || this.p95Nanos < 0) {
+					int size = (int) Math.min(count, CAPACITY);
+					this.p95Nanos = percentile(Arrays.copyOf(this.ring, size), size, 0.95);
+					this.p95At = count;
+				}
+			}
+		}
+		return this.p95Nanos;
 	}
 
 	/**

@@ -168,6 +168,19 @@ public final class MeasuredTimeout {
 		return (this.latencies.samples() > 0) ? this.latencies.p99Nanos() : 0;
 	}
 
+	/**
+	 * The 95th percentile of recent calls in nanoseconds, and how many calls it is taken
+	 * over ({@link #samples()}): a hedge's delay when none is configured.
+	 */
+	public long p95Nanos() {
+		return this.latencies.p95Nanos();
+	}
+
+	/** Calls recorded since the start: successes, and timeouts as censored samples. */
+	public long samples() {
+		return this.latencies.samples();
+	}
+
 	public LatencyRecord latencies() {
 		return this.latencies;
 	}

@@ -123,6 +123,32 @@ class CallObservationTests {
 	}
 
 	@Test
+	void aHedgedCallIsOneCallServedByTheHedgeWhoseAttemptsAreNotTheTracesOwn() throws Exception {
+		this.h.provider.always("primary", Reply.hang());
+		this.h.provider.always("secondary", Reply.ok(FakeProviderBodies.OK_SECONDARY));
+		this.h.build((builder) -> builder.tracing(new LlmObservations(this.registry))
+			.hedging(io.github.llmresilience.hedge.HedgingSettings.defaults()
+				.withEnabled(true)
+				.withCalls(true)
+				.withDelay(java.time.Duration.ofSeconds(1))), "primary", "secondary");
+
+		CompletableFuture<String> answer = this.h.resilience.execute("chat", this.h::webClientCall).toFuture();
+		org.awaitility.Awaitility.await().until(() -> this.h.provider.requests("primary") == 1);
+		this.h.time.advance(java.time.Duration.ofSeconds(1));
+		assertThat(answer.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(FakeProviderBodies.OK_SECONDARY);
+
+		Observation.Context call = named(LlmObservations.CALL).get(0);
+		assertThat(named(LlmObservations.CALL)).hasSize(1);
+		assertThat(low(call, LlmObservations.OUTCOME)).isEqualTo("served");
+		assertThat(low(call, LlmObservations.SERVED_BY)).isEqualTo("secondary");
+		// The trace follows the call's own walk: its attempt, cancelled, has no verdict.
+		assertThat(named(LlmObservations.ATTEMPT)).singleElement().satisfies((attempt) -> {
+			assertThat(low(attempt, LlmObservations.TARGET)).isEqualTo("primary");
+			assertThat(low(attempt, LlmObservations.VERDICT)).isEqualTo("none");
+		});
+	}
+
+	@Test
 	void aTargetPassedOverIsAnEventOnTheCallAndItsReasonTheCallsFailFastKey() {
 		this.h.provider.always("secondary", Reply.ok(FakeProviderBodies.OK_SECONDARY));
 		build("primary", "secondary");
