@@ -3,6 +3,8 @@ package io.github.llmresilience.sample;
 import java.util.Arrays;
 import java.util.Map;
 
+import io.github.llmresilience.sample.drill.DrillFlags;
+
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -15,7 +17,9 @@ import org.springframework.context.ConfigurableApplicationContext;
 @SpringBootApplication
 public class SampleApplication {
 
-	public static void main(String[] args) {
+	public static void main(String[] arguments) {
+		// --overload-control=on, --hedging=off: the mechanisms' properties.
+		String[] args = DrillFlags.withProperties(arguments);
 		SpringApplication application = new SpringApplication(SampleApplication.class);
 		boolean drill = Arrays.stream(args).anyMatch((arg) -> arg.startsWith("--drill="));
 		if (drill) {

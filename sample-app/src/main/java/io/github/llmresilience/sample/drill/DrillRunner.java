@@ -3,6 +3,8 @@ package io.github.llmresilience.sample.drill;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.llmresilience.sample.answers.AnswersProperties;
+
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.boot.convert.DurationStyle;
@@ -17,8 +19,12 @@ import org.springframework.stereotype.Component;
  * {@code --time-scale=1}) or {@code --drill=pools} (with {@code --pools=on|off},
  * {@code --rpm=60} and {@code --time-scale=1}) or {@code --drill=pools-fleet} (with
  * {@code --fleet=on|equal|off}, {@code --pods=10}, {@code --skew=80}, {@code --rpm=600},
- * {@code --lease-period=5s} and {@code --time-scale=1}) once the application has started,
- * and prints its report; {@code SampleApplication} then exits.
+ * {@code --lease-period=5s} and {@code --time-scale=1}) or {@code --drill=brownout} (with
+ * {@code --overload-control=on|off}, {@code --capacity=8} and {@code --time-scale=1}) or
+ * {@code --drill=tail} (with {@code --hedging=on|off}, {@code --slow-percent=5},
+ * {@code --calls=400} and {@code --time-scale=1}) once the application has started, and
+ * prints its report; {@code SampleApplication} then exits. The on/off flags of brownout
+ * and tail are properties ({@link DrillFlags}), set before the application starts.
  */
 @Component
 @ConditionalOnProperty("drill")
@@ -32,11 +38,21 @@ class DrillRunner implements ApplicationRunner {
 
 	private final PoolsFleetDrill poolsFleetDrill;
 
-	DrillRunner(Drill drill, FleetDrill fleetDrill, PoolsDrill poolsDrill, PoolsFleetDrill poolsFleetDrill) {
+	private final BrownoutDrill brownoutDrill;
+
+	private final TailDrill tailDrill;
+
+	private final AnswersProperties answers;
+
+	DrillRunner(Drill drill, FleetDrill fleetDrill, PoolsDrill poolsDrill, PoolsFleetDrill poolsFleetDrill,
+			BrownoutDrill brownoutDrill, TailDrill tailDrill, AnswersProperties answers) {
 		this.drill = drill;
 		this.fleetDrill = fleetDrill;
 		this.poolsDrill = poolsDrill;
 		this.poolsFleetDrill = poolsFleetDrill;
+		this.brownoutDrill = brownoutDrill;
+		this.tailDrill = tailDrill;
+		this.answers = answers;
 	}
 
 	@Override
@@ -53,6 +69,14 @@ class DrillRunner implements ApplicationRunner {
 			this.poolsFleetDrill.run(poolsFleetPlan(args)).lines().forEach(System.out::println);
 			return;
 		}
+		if (option(args, "drill", "").equals("brownout")) {
+			this.brownoutDrill.run(brownoutPlan(args, this.answers.getDeadline())).lines().forEach(System.out::println);
+			return;
+		}
+		if (option(args, "drill", "").equals("tail")) {
+			this.tailDrill.run(tailPlan(args, this.answers.getDeadline())).lines().forEach(System.out::println);
+			return;
+		}
 		boolean breaker = switch (option(args, "breaker", "on")) {
 			case "on" -> true;
 			case "off" -> false;
@@ -65,7 +89,8 @@ class DrillRunner implements ApplicationRunner {
 			case "quota" -> DrillPlan.quota(breaker);
 			case "hang" -> DrillPlan.hang(breaker);
 			default -> throw new IllegalArgumentException(
-					"--drill must be outage, outage-failover, throttle, quota, hang, fleet, pools or pools-fleet");
+					"--drill must be outage, outage-failover, throttle, quota, hang, fleet, pools, pools-fleet, "
+							+ "brownout or tail");
 		};
 		DrillClient client = DrillClient.of(option(args, "client", "webclient"));
 		// The report is the drill's product, for the terminal: plain lines on stdout.
@@ -104,6 +129,22 @@ class DrillRunner implements ApplicationRunner {
 			throw new IllegalArgumentException("--lease-period must be a duration such as 1s, was '" + period + "'");
 		}
 		return plan.leasePeriod(leasePeriod).scaled(timeScale(args));
+	}
+
+	static BrownoutDrillPlan brownoutPlan(ApplicationArguments args, Duration deadline) {
+		return BrownoutDrillPlan.of(number(args, "capacity", "8"), deadline).scaled(timeScale(args));
+	}
+
+	static TailDrillPlan tailPlan(ApplicationArguments args, Duration deadline) {
+		String percent = option(args, "slow-percent", "5");
+		double slowPercent;
+		try {
+			slowPercent = Double.parseDouble(percent);
+		}
+		catch (NumberFormatException ex) {
+			throw new IllegalArgumentException("--slow-percent must be a number, was '" + percent + "'");
+		}
+		return TailDrillPlan.of(slowPercent, number(args, "calls", "400"), deadline).scaled(timeScale(args));
 	}
 
 	private static double timeScale(ApplicationArguments args) {

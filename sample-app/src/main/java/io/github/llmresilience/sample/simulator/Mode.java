@@ -27,6 +27,30 @@ public enum Mode {
 	/** Answers, eight times slower than normal. */
 	SLOW,
 
+	/**
+	 * An overloaded server: a capacity of {@link ModeSetting#capacity() capacity}
+	 * concurrent requests (default 8), each holding a slot until its answer (or its
+	 * stream) ends. Up to the capacity, requests answer as {@link #NORMAL}. Beyond it, a
+	 * request gets the vendor's overload answer at once (as {@link #OVERLOADED}: OpenAI's
+	 * 429 "server is currently overloaded", Anthropic's 529 {@code overloaded_error})
+	 * with probability {@code p = min(0.9, excess / (2 * capacity))}, where
+	 * {@code excess} counts the requests waiting for a slot, this one included; else it
+	 * waits in line, first come first served, for a free slot and then answers as
+	 * {@link #NORMAL}. Its first token (its answer, without streaming) is later by its
+	 * time in line, so latency grows with the queue before the overload answers take
+	 * over, as providers brown out. A request whose client gives up leaves the line (or
+	 * frees its slot).
+	 */
+	BROWNOUT,
+
+	/**
+	 * A slow tail: a share {@link ModeSetting#probability() probability} of requests
+	 * (default 0.05, 5 %) gets its first token ten times later than normal, the rest of
+	 * its answer at the normal pace; without streaming, its answer comes later by the
+	 * same delay. The other requests answer as {@link #NORMAL}.
+	 */
+	TAIL,
+
 	/** 429 rate limit with {@code retry-after} and the vendor's reset headers. */
 	THROTTLE,
 

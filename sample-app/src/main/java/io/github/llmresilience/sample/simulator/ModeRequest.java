@@ -12,10 +12,13 @@ import org.jspecify.annotations.Nullable;
  * @param seconds how long the mode lasts before the target is normal again; absent for
  * until changed
  * @param retryAfterSeconds the wait a {@code throttle} answer asks for
- * @param probability the share of requests a {@code flaky} target fails
+ * @param probability the share of requests a {@code flaky} target fails (default 0.5), or
+ * a {@code tail} target slows (default 0.05)
+ * @param capacity the concurrent requests a {@code brownout} target serves before it
+ * queues and sheds (default 8)
  */
 public record ModeRequest(@Nullable String mode, @Nullable Integer seconds, @Nullable Integer retryAfterSeconds,
-		@Nullable Double probability) {
+		@Nullable Double probability, @Nullable Integer capacity) {
 
 	/**
 	 * @throws IllegalArgumentException saying what is wrong with the request
@@ -30,6 +33,9 @@ public record ModeRequest(@Nullable String mode, @Nullable Integer seconds, @Nul
 		}
 		if (this.probability != null) {
 			setting = setting.withProbability(this.probability);
+		}
+		if (this.capacity != null) {
+			setting = setting.withCapacity(this.capacity);
 		}
 		if (this.seconds != null) {
 			if (this.seconds <= 0) {

@@ -62,6 +62,9 @@ public final class ProviderSimulator implements SmartLifecycle {
 	/** How many times longer a {@code longer} target's answers are. */
 	private static final int LONGER_FACTOR = 4;
 
+	/** How many times later the first token of a {@code tail} target's slow share is. */
+	private static final int TAIL_FACTOR = 10;
+
 	private final SimulatedProviders providers;
 
 	private final SimulatorProperties properties;
@@ -72,7 +75,7 @@ public final class ProviderSimulator implements SmartLifecycle {
 
 	private final HandlerStrategies strategies;
 
-	private final LatencyDistribution latency = LatencyDistribution.REAL_CALLS;
+	private final LatencyDistribution latency;
 
 	private final Map<SimulatedVendor, VendorSimulation> vendors = new EnumMap<>(SimulatedVendor.class);
 
@@ -80,6 +83,16 @@ public final class ProviderSimulator implements SmartLifecycle {
 
 	public ProviderSimulator(SimulatedProviders providers, SimulatorProperties properties, JsonMapper json,
 			HandlerStrategies strategies, Clock clock, Scheduler scheduler) {
+		this(providers, properties, json, strategies, clock, scheduler, LatencyDistribution.REAL_CALLS);
+	}
+
+	/**
+	 * A simulator whose answers take latencies from the given distribution: one without
+	 * spread lets a test on virtual time tell each answer's time exactly.
+	 */
+	ProviderSimulator(SimulatedProviders providers, SimulatorProperties properties, JsonMapper json,
+			HandlerStrategies strategies, Clock clock, Scheduler scheduler, LatencyDistribution latency) {
+		this.latency = latency;
 		this.providers = providers;
 		this.properties = properties;
 		this.strategies = strategies;
@@ -226,11 +239,22 @@ public final class ProviderSimulator implements SmartLifecycle {
 		}
 		// A provider that is down, shedding load or limiting this account says so before
 		// it reads the request; only a provider that runs the model can reject it.
+		ServingSlots.Ticket ticket = null;
+		boolean slowStart = false;
 		switch (mode) {
 			case OUTAGE:
 				return send(target, mode, vendor.outage(), errorLatency, now);
 			case OVERLOADED:
-				return send(target, mode, vendor.overloaded(), errorLatency, now);
+				return overloaded(target, mode, vendor, errorLatency, now);
+			case BROWNOUT:
+				ticket = target.slots().arrive(setting.capacity(), ThreadLocalRandom.current().nextDouble());
+				if (ticket.shed()) {
+					return overloaded(target, mode, vendor, errorLatency, now);
+				}
+				break;
+			case TAIL:
+				slowStart = ThreadLocalRandom.current().nextDouble() < setting.probability();
+				break;
 			case THROTTLE:
 				return send(target, mode, vendor.rateLimited(prompt, setting.retryAfterSeconds(), now), errorLatency,
 						now);
@@ -254,10 +278,18 @@ public final class ProviderSimulator implements SmartLifecycle {
 				break;
 		}
 		if (rejected != null) {
-			return send(target, mode, rejected, errorLatency, now);
+			return held(target, ticket, send(target, mode, rejected, errorLatency, now), false);
 		}
 		boolean refusal = mode == Mode.CONTENT_FILTER;
 		Duration modelTime = (mode == Mode.SLOW) ? latency.multipliedBy(SLOW_FACTOR) : latency;
+		// The first event waits for the model to start; each token then takes its share
+		// of the rest of the answer's time.
+		Duration firstToken = modelTime.multipliedBy(4).dividedBy(10);
+		Duration rest = modelTime.minus(firstToken);
+		if (slowStart) {
+			firstToken = firstToken.multipliedBy(TAIL_FACTOR);
+			modelTime = firstToken.plus(rest);
+		}
 		String text = "This is a simulated answer from " + target.name() + " (" + prompt.model() + ") to: "
 				+ abbreviate(prompt.question());
 		if (mode == Mode.LONGER) {
@@ -266,14 +298,43 @@ public final class ProviderSimulator implements SmartLifecycle {
 			text = String.join(" ", Collections.nCopies(LONGER_FACTOR, text));
 		}
 		if (prompt.stream()) {
-			return stream(request, target, vendor, prompt, tokens(text), refusal, mode, modelTime, now);
+			return held(target, ticket,
+					stream(request, target, vendor, prompt, tokens(text), refusal, mode, firstToken, rest, now, ticket),
+					true);
 		}
 		Reply reply = refusal ? vendor.refusal(prompt, now) : vendor.answer(prompt, text, now);
 		if (target.vendor() == SimulatedVendor.OPENAI) {
 			// OpenAI reports its own processing time: the model's, without the network.
 			reply = reply.withHeader("openai-processing-ms", Long.toString(modelTime.toMillis()));
 		}
-		return send(target, mode, reply.withHeaders(limitHeaders), modelTime, now);
+		return held(target, ticket, send(target, mode, reply.withHeaders(limitHeaders), modelTime, now), false);
+	}
+
+	/** The vendor's overload answer, counted as one. */
+	private Mono<ServerResponse> overloaded(SimulatedTarget target, Mode mode, VendorSimulation vendor,
+			Duration errorLatency, Instant now) {
+		target.overloaded();
+		return send(target, mode, vendor.overloaded(), errorLatency, now);
+	}
+
+	/**
+	 * The answer of a request that holds a brownout target's slot, once its turn has
+	 * come; its slot is freed when the answer ends, or when the client gives up. Without
+	 * a ticket (any other mode), the answer itself.
+	 * @param streaming whether the answer is a stream, which frees the slot when its body
+	 * ends rather than when its headers go out
+	 */
+	private Mono<ServerResponse> held(SimulatedTarget target, ServingSlots.@Nullable Ticket ticket,
+			Mono<ServerResponse> answer, boolean streaming) {
+		if (ticket == null) {
+			return answer;
+		}
+		ServingSlots slots = target.slots();
+		Mono<ServerResponse> afterTurn = ticket.turn().then(answer);
+		if (!streaming) {
+			return afterTurn.doFinally((signal) -> slots.leave(ticket));
+		}
+		return afterTurn.doOnCancel(() -> slots.leave(ticket)).doOnError((ex) -> slots.leave(ticket));
 	}
 
 	private Mono<ServerResponse> send(SimulatedTarget target, Mode mode, Reply reply, Duration latency, Instant now) {
@@ -290,14 +351,18 @@ public final class ProviderSimulator implements SmartLifecycle {
 		}));
 	}
 
+	/**
+	 * @param firstToken the wait for the first event
+	 * @param rest the time of the answer's tokens after it, shared among them
+	 * @param ticket the brownout slot the stream holds until its body ends, or
+	 * {@code null}
+	 */
 	private Mono<ServerResponse> stream(ServerRequest request, SimulatedTarget target, VendorSimulation vendor,
-			Prompt prompt, List<String> tokens, boolean refusal, Mode mode, Duration latency, Instant now) {
+			Prompt prompt, List<String> tokens, boolean refusal, Mode mode, Duration firstToken, Duration rest,
+			Instant now, ServingSlots.@Nullable Ticket ticket) {
 		target.received(mode, 200, now);
 		List<SseFrame> frames = vendor.stream(prompt, tokens, refusal, now);
-		// The first event waits for the model to start; each token then takes its share
-		// of the rest of the answer's time.
-		Duration firstToken = latency.multipliedBy(4).dividedBy(10);
-		Duration perToken = latency.minus(firstToken).dividedBy(Math.max(1, tokens.size()));
+		Duration perToken = rest.dividedBy(Math.max(1, tokens.size()));
 		int dropAfterTokens = (mode == Mode.MIDSTREAM_DROP) ? Math.max(1, tokens.size() / 2) : Integer.MAX_VALUE;
 		List<Mono<ServerSentEvent<String>>> events = new ArrayList<>();
 		int sentTokens = 0;
@@ -317,6 +382,10 @@ public final class ProviderSimulator implements SmartLifecycle {
 		Flux<ServerSentEvent<String>> body = Flux.concat(events);
 		if (sentTokens >= dropAfterTokens) {
 			body = body.concatWith(drop(request, perToken));
+		}
+		if (ticket != null) {
+			ServingSlots slots = target.slots();
+			body = body.doFinally((signal) -> slots.leave(ticket));
 		}
 		return ServerResponse.ok()
 			.contentType(MediaType.TEXT_EVENT_STREAM)

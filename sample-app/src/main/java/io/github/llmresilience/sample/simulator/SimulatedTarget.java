@@ -30,6 +30,14 @@ public final class SimulatedTarget {
 
 	private long insideRetryAfter;
 
+	private long overloaded;
+
+	/**
+	 * Its serving slots in brownout; kept across modes and resets, since requests in
+	 * flight hold them until they end.
+	 */
+	private final ServingSlots slots = new ServingSlots();
+
 	private final Map<Integer, Long> statuses = new HashMap<>();
 
 	private final Map<Mode, Counts> modes = new HashMap<>();
@@ -90,6 +98,15 @@ public final class SimulatedTarget {
 		}
 	}
 
+	/** A request got the vendor's overload answer (counted by {@link #received} too). */
+	synchronized void overloaded() {
+		this.overloaded++;
+	}
+
+	ServingSlots slots() {
+		return this.slots;
+	}
+
 	/** A 429 went out asking clients to wait until the given time. */
 	synchronized void askedToWaitUntil(Instant until) {
 		if (until.isAfter(this.retryAfterUntil)) {
@@ -103,6 +120,7 @@ public final class SimulatedTarget {
 		this.retryAfterUntil = Instant.MIN;
 		this.requests = 0;
 		this.insideRetryAfter = 0;
+		this.overloaded = 0;
 		this.statuses.clear();
 		this.modes.clear();
 	}
@@ -112,7 +130,7 @@ public final class SimulatedTarget {
 		this.modes.forEach((mode, counts) -> byMode.put(mode.id(),
 				new TargetStats.ModeStats(counts.requests, new TreeMap<>(counts.statuses))));
 		return new TargetStats(this.vendor.id(), this.requests, new TreeMap<>(this.statuses), byMode,
-				this.insideRetryAfter);
+				this.insideRetryAfter, this.overloaded);
 	}
 
 	private static final class Counts {

@@ -12,9 +12,12 @@ import java.util.Map;
  * @param modes the same, by the mode the target was in when the request arrived
  * @param insideRetryAfter requests that arrived before the wait the target's last 429
  * asked for had passed: a client that honours {@code retry-after} sends none
+ * @param overloaded requests answered with the vendor's overload answer (OpenAI's 429
+ * "server is currently overloaded", Anthropic's 529), in {@code overloaded} or
+ * {@code brownout} mode: a 429 of OpenAI's alone does not tell it from a rate limit
  */
 public record TargetStats(String vendor, long requests, Map<Integer, Long> statuses, Map<String, ModeStats> modes,
-		long insideRetryAfter) {
+		long insideRetryAfter, long overloaded) {
 
 	/** Requests received while the target was in the given mode. */
 	public ModeStats mode(Mode mode) {

@@ -31,6 +31,16 @@ class LatencyDistributionTests {
 		assertThat(millis[millis.length - 1]).isLessThanOrEqualTo(110L);
 	}
 
+	/** The mean the drills turn calls in flight into a rate with is the samples' mean. */
+	@Test
+	void theMeanIsTheSamplesMean() {
+		long[] millis = samples(1.0);
+		double sampled = Arrays.stream(millis).average().orElseThrow();
+
+		assertThat(LatencyDistribution.REAL_CALLS.mean().toMillis()).isBetween(850L, 870L)
+			.isCloseTo((long) sampled, org.assertj.core.data.Offset.offset(15L));
+	}
+
 	private static long[] samples(double scale) {
 		SplittableRandom random = new SplittableRandom(42);
 		long[] millis = new long[20_000];
