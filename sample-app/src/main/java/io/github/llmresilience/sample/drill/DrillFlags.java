@@ -14,9 +14,15 @@ import java.util.List;
  * <li>{@code --overload-control=on|off}: {@code llm.resilience.concurrency.enabled} and
  * {@code llm.resilience.client-throttling.enabled}</li>
  * <li>{@code --hedging=on|off}: {@code llm.resilience.hedging.enabled}</li>
+ * <li>{@code --breaker=off}: {@code llm.resilience.client-throttling.enabled=false} too,
+ * since the drills' baseline is a worker without protection: with client-side throttling
+ * on, most of its attempts would be refused before they reach the failing provider</li>
  * </ul>
  */
 public final class DrillFlags {
+
+	/** Client-side throttling's switch, off with the breaker for the baseline. */
+	static final String CLIENT_THROTTLING = "llm.resilience.client-throttling.enabled";
 
 	private DrillFlags() {
 	}
@@ -31,6 +37,9 @@ public final class DrillFlags {
 		for (String arg : args) {
 			switchFlag(arg, "overload-control", BrownoutDrill.OVERLOAD_CONTROL, expanded);
 			switchFlag(arg, "hedging", List.of(TailDrill.HEDGING), expanded);
+			if (arg.equals("--breaker=off")) {
+				expanded.add("--" + CLIENT_THROTTLING + "=false");
+			}
 		}
 		return expanded.toArray(String[]::new);
 	}

@@ -29,6 +29,14 @@ class DrillFlagsTests {
 	}
 
 	@Test
+	void theBreakersBaselineIsWithoutClientThrottlingToo() {
+		assertThat(DrillFlags.withProperties(new String[] { "--drill=outage", "--breaker=off" }))
+			.containsExactly("--drill=outage", "--breaker=off", "--llm.resilience.client-throttling.enabled=false");
+		assertThat(DrillFlags.withProperties(new String[] { "--drill=outage", "--breaker=on" }))
+			.containsExactly("--drill=outage", "--breaker=on");
+	}
+
+	@Test
 	void otherArgumentsAreLeftAsTheyAre() {
 		assertThat(DrillFlags.withProperties(new String[] { "--drill=fleet", "--fleet=on" }))
 			.containsExactly("--drill=fleet", "--fleet=on");
