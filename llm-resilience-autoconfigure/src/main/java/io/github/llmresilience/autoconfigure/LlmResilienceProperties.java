@@ -1312,6 +1312,9 @@ public class LlmResilienceProperties {
 		/** Highest limit, min-limit to 10000. */
 		private int maxLimit = ConcurrencySettings.DEFAULT_MAX_LIMIT;
 
+		/** What aimd multiplies the limit by on a drop, 0.5 to 0.99. */
+		private double backoffRatio = ConcurrencySettings.DEFAULT_BACKOFF_RATIO;
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -1350,6 +1353,14 @@ public class LlmResilienceProperties {
 
 		public void setMaxLimit(int maxLimit) {
 			this.maxLimit = maxLimit;
+		}
+
+		public double getBackoffRatio() {
+			return this.backoffRatio;
+		}
+
+		public void setBackoffRatio(double backoffRatio) {
+			this.backoffRatio = backoffRatio;
 		}
 
 	}

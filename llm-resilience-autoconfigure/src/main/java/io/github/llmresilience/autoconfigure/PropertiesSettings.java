@@ -575,7 +575,8 @@ final class PropertiesSettings {
 		LlmResilienceProperties.Concurrency concurrency = this.properties.getConcurrency();
 		return build(under(PREFIX + ".concurrency"),
 				() -> new ConcurrencySettings(concurrency.isEnabled(), concurrency.getAlgorithm(),
-						concurrency.getInitialLimit(), concurrency.getMinLimit(), concurrency.getMaxLimit()));
+						concurrency.getInitialLimit(), concurrency.getMinLimit(), concurrency.getMaxLimit(),
+						concurrency.getBackoffRatio()));
 	}
 
 	private @Nullable ClientThrottlingSettings readClientThrottling() {

@@ -56,10 +56,11 @@ class OverloadControlPropertiesTests {
 	void concurrencyLimitsMayBeTurnedOnWithTheirAlgorithmAndBounds() {
 		this.runner
 			.withPropertyValues("llm.resilience.concurrency.enabled=true", "llm.resilience.concurrency.algorithm=vegas",
-					"llm.resilience.concurrency.initial-limit=8", "llm.resilience.concurrency.max-limit=40")
+					"llm.resilience.concurrency.initial-limit=8", "llm.resilience.concurrency.max-limit=40",
+					"llm.resilience.concurrency.backoff-ratio=0.7")
 			.run((context) -> {
 				assertThat(context.getBean(PropertiesSettings.class).concurrency())
-					.isEqualTo(new ConcurrencySettings(true, Algorithm.VEGAS, 8, 1, 40));
+					.isEqualTo(new ConcurrencySettings(true, Algorithm.VEGAS, 8, 1, 40, 0.7));
 				assertThat(context.getBean(LlmResilience.class).state().targets().get("primary").overload().limit())
 					.isEqualTo(8);
 				MeterRegistry meters = context.getBean(MeterRegistry.class);
@@ -99,6 +100,12 @@ class OverloadControlPropertiesTests {
 	void anInitialLimitAboveTheMaximumFailsStartupNamingIt() {
 		failsNaming("llm.resilience.concurrency.initial-limit=500", "llm.resilience.concurrency.initial-limit",
 				"must not exceed llm.resilience.concurrency.max-limit (200)");
+	}
+
+	@Test
+	void aBackoffRatioOutOfRangeFailsStartupNamingIt() {
+		failsNaming("llm.resilience.concurrency.backoff-ratio=0.3", "llm.resilience.concurrency.backoff-ratio",
+				"must be between 0.5 and 0.99");
 	}
 
 	@Test

@@ -86,6 +86,7 @@ public final class DomainLimit {
 				.initialLimit(settings.initialLimit())
 				.minLimit(settings.minLimit())
 				.maxLimit(settings.maxLimit())
+				.backoffRatio(settings.backoffRatio())
 				.timeout(NO_TIMEOUT_HOURS, TimeUnit.HOURS)
 				.build();
 			case VEGAS -> VegasLimit.newBuilder()

@@ -21,7 +21,8 @@ class DomainLimitTests {
 	private final List<Integer> halvings = new ArrayList<>();
 
 	private DomainLimit limit(int initial) {
-		return new DomainLimit("openai/gpt-4o/us", new ConcurrencySettings(true, Algorithm.AIMD, initial, 1, 50),
+		// A tenth off each drop, to see the steps between halvings.
+		return new DomainLimit("openai/gpt-4o/us", new ConcurrencySettings(true, Algorithm.AIMD, initial, 1, 50, 0.9),
 				this.halvings::add);
 	}
 
@@ -82,6 +83,17 @@ class DomainLimitTests {
 			limit.tryAcquire();
 			limit.settle(0, SECOND, true);
 		}
+	}
+
+	@Test
+	void byDefaultADropHalvesTheLimit() {
+		DomainLimit limit = new DomainLimit("d", ConcurrencySettings.defaults().withEnabled(true), this.halvings::add);
+		assertThat(limit.limit()).isEqualTo(20);
+		drops(limit, 1);
+		assertThat(limit.limit()).isEqualTo(10);
+		drops(limit, 4);
+		assertThat(limit.limit()).isEqualTo(1);
+		assertThat(this.halvings).containsExactly(10, 5, 2, 1);
 	}
 
 	@Test

@@ -84,12 +84,14 @@ public class BrownoutDrill {
 				.block(plan.ramp().plus(plan.hold()).plus(plan.deadline()).plus(Duration.ofMinutes(1)));
 			List<Duration> latencies = results.stream().map(CallResult::latency).toList();
 			long served = results.stream().filter(CallResult::served).count();
+			List<Duration> answered = results.stream().filter(CallResult::served).map(CallResult::latency).toList();
 			SimulatedProviders.Stats stats = this.simulator.stats();
 			long requests = stats.targets().values().stream().mapToLong(TargetStats::requests).sum();
 			long overloaded = stats.targets().values().stream().mapToLong(TargetStats::overloaded).sum();
 			return new BrownoutDrillReport(plan, chain, targets, peakRate,
 					DrillChains.settings(this.environment, OVERLOAD_CONTROL), results.size(), served,
-					Figures.percentile(latencies, 50), Figures.percentile(latencies, 99), requests, overloaded);
+					Figures.percentile(latencies, 50), Figures.percentile(latencies, 99), requests, overloaded,
+					Figures.percentile(answered, 50), Figures.percentile(answered, 99));
 		}
 		finally {
 			this.simulator.reset();

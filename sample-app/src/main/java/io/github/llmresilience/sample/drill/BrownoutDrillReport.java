@@ -18,10 +18,12 @@ import java.util.Locale;
  * @param p99 its 99th percentile
  * @param providerRequests the requests every simulated target received
  * @param overloaded the requests answered with the vendor's overload answer
+ * @param answeredP50 the median time of the answered calls alone
+ * @param answeredP99 their 99th percentile
  */
 public record BrownoutDrillReport(BrownoutDrillPlan plan, String chain, List<String> targets, double peakRate,
 		String overloadControl, long calls, long served, Duration p50, Duration p99, long providerRequests,
-		long overloaded) {
+		long overloaded, Duration answeredP50, Duration answeredP99) {
 
 	/** The drill's output, as printed: what ran, then the one line of figures. */
 	public List<String> lines() {
@@ -34,7 +36,16 @@ public record BrownoutDrillReport(BrownoutDrillPlan plan, String chain, List<Str
 				plan.secondaryCapacity(), Figures.trim(plan.peak()), this.targets.get(0),
 				Figures.trim(plan.peakInFlight()), Figures.trim(this.peakRate), Figures.seconds(plan.ramp()),
 				Figures.seconds(plan.hold()), Figures.seconds(plan.deadline()), this.overloadControl);
-		return List.of(header, figures());
+		return List.of(header, figures(), answered());
+	}
+
+	/**
+	 * The answered calls' own latency: a call that fails at once is quick, so the
+	 * figures' percentiles over every call fall as more calls fail.
+	 */
+	public String answered() {
+		return String.format(Locale.ROOT, "Answered calls alone: p50/p99 latency %d/%d ms", this.answeredP50.toMillis(),
+				this.answeredP99.toMillis());
 	}
 
 	/**
