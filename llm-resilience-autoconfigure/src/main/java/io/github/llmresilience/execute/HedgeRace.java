@@ -215,8 +215,12 @@ final class HedgeRace<T> extends Flux<T> implements Subscription {
 			if (left < candidates[0].timeout(this.streaming).current().toNanos()) {
 				return;
 			}
-			// A hedge is load like a retry: it needs the retry budget's consent as well.
-			if (!this.budget.tryHedge() || !candidates[0].budget().tryRetry()) {
+			// A hedge is load like a retry of the late attempt: it needs its target's
+			// retry
+			// budget's consent as well, which counts that target's calls (the hedge
+			// target's own counts few first attempts, so its budget would allow only its
+			// minimum), and is spent when that target is failing.
+			if (!this.budget.tryHedge() || !target.budget().tryRetry()) {
 				return;
 			}
 			hedge = new Side();

@@ -191,6 +191,25 @@ class HedgedStreamTests {
 	}
 
 	@Test
+	void noHedgeWhenTheLateTargetsRetryBudgetIsSpent() {
+		Stream primary = new Stream();
+		this.h.provider.always("primary", Reply.stream(primary));
+		this.h.provider.always("secondary", Reply.stream(answer("from secondary")));
+		// No retries at all: the late attempt's target has no retry to give a hedge.
+		build((builder) -> builder.retry(
+				new RetrySettings(1, Duration.ofMillis(500), Duration.ofSeconds(30), 0.0, Duration.ofSeconds(10), 0)),
+				"primary", "secondary");
+
+		Received received = subscribe(this.h.resilience.stream("chat", this::openAiStream));
+		soon().until(() -> this.h.provider.requests("primary") == 1);
+		this.h.time.advance(DELAY.multipliedBy(2));
+		assertThat(this.h.provider.requests("secondary")).isZero();
+		primary.send(openAi("from primary")).send(openAiDone()).end();
+		soon().until(received.done::get);
+		assertThat(received.texts()).containsExactly("from primary");
+	}
+
+	@Test
 	void noHedgeIntoAnOpenBreaker() {
 		Stream primary = new Stream();
 		this.h.provider.always("primary", Reply.stream(primary));
