@@ -87,9 +87,10 @@ public record StateChange(Instant at, Kind kind, String subject, String detail, 
 		 */
 		SPEND_LEVEL_ADOPTED(false, true),
 		/**
-		 * A failure domain's adaptive limit on calls in flight halved since it was last
-		 * told (logged as a warning: the domain is queueing or failing under load; calls
-		 * over the limit go to other targets).
+		 * A failure domain's adaptive limit on calls in flight fell to half of its peak
+		 * (logged as a warning: the domain is queueing or failing under load; calls over
+		 * the limit go to other targets). Told again only after the limit has climbed
+		 * back to that peak.
 		 */
 		CONCURRENCY_LIMIT_HALVED(false, true),
 		/**

@@ -83,12 +83,10 @@ public final class OverloadControl {
 			return Admission.OPEN;
 		}
 		DomainLimit limit = this.concurrency.enabled()
-				? this.limits
-					.computeIfAbsent(
-							domain, (
-									key) -> new DomainLimit(key, this.concurrency,
-											(halved) -> this.events.publish(StateChange.Kind.CONCURRENCY_LIMIT_HALVED,
-													key, "calls in flight limited to " + halved + " (halved)", null)))
+				? this.limits.computeIfAbsent(domain,
+						(key) -> new DomainLimit(key, this.concurrency,
+								(halved) -> this.events.publish(StateChange.Kind.CONCURRENCY_LIMIT_HALVED, key,
+										"calls in flight limited to " + halved + ", half of its peak or less", null)))
 				: null;
 		ProviderThrottle throttle = this.throttling.enabled()
 				? this.throttles.computeIfAbsent(account,

@@ -38,10 +38,14 @@ public final class DomainLimit {
 	private volatile int current;
 
 	/**
-	 * The highest limit since the last halving was told: the limit halving from it is a
-	 * state change, its ups and downs in between are not.
+	 * The highest limit while the domain was not held at half of it: the limit falling to
+	 * half of it is a state change; AIMD's sawtooth below it is not, until the limit has
+	 * climbed back to it.
 	 */
 	private int peak;
+
+	/** Whether the limit is held at half its peak or less, since it was told. */
+	private boolean held;
 
 	/** A smoothed latency of answered requests, in nanoseconds: the retry hint's base. */
 	private volatile long latencyNanos;
@@ -77,6 +81,7 @@ public final class DomainLimit {
 			this.limit = fresh;
 			this.current = fresh.getLimit();
 			this.peak = this.current;
+			this.held = false;
 		}
 	}
 
@@ -105,12 +110,15 @@ public final class DomainLimit {
 		this.current = limit;
 		boolean tell;
 		synchronized (this) {
-			if (limit > this.peak) {
-				this.peak = limit;
+			if (this.held) {
+				// Told already: quiet until the limit is back where it fell from.
+				tell = false;
+				this.held = limit < this.peak;
 			}
-			tell = limit * 2 <= this.peak;
-			if (tell) {
-				this.peak = limit;
+			else {
+				this.peak = Math.max(this.peak, limit);
+				tell = limit * 2 <= this.peak;
+				this.held = tell;
 			}
 		}
 		if (tell) {

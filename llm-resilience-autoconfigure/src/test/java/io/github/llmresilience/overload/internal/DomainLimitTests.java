@@ -64,18 +64,34 @@ class DomainLimitTests {
 	}
 
 	@Test
-	void dropsCutTheLimitAndAHalvingIsToldOnce() {
+	void dropsCutTheLimitAndAHalvingIsToldOnceUntilTheLimitIsBack() {
 		DomainLimit limit = limit(40);
 		drops(limit, 6);
 		// A tenth off each time, rounded down: 36, 32, 28, 25, 22, 19, half of 40.
 		assertThat(limit.limit()).isEqualTo(19);
 		assertThat(this.halvings).containsExactly(19);
-		drops(limit, 3);
-		assertThat(limit.limit()).isEqualTo(13);
+		// AIMD's sawtooth below it is not told again.
+		drops(limit, 5);
+		assertThat(limit.limit()).isEqualTo(9);
 		assertThat(this.halvings).containsExactly(19);
-		drops(limit, 2);
-		assertThat(this.halvings).containsExactly(19, 9);
+		// Back at 40, a halving is news again.
+		while (limit.limit() < 40) {
+			onTime(limit);
+		}
+		drops(limit, 6);
+		assertThat(this.halvings).containsExactly(19, 19);
 		assertThat(limit.inFlight()).isZero();
+	}
+
+	/** Answers on time with the limit full: AIMD adds one. */
+	private static void onTime(DomainLimit limit) {
+		while (limit.tryAcquire()) {
+			// fill it
+		}
+		limit.settle(0, SECOND / 2, false);
+		while (limit.inFlight() > 0) {
+			limit.release();
+		}
 	}
 
 	private static void drops(DomainLimit limit, int n) {
@@ -93,7 +109,7 @@ class DomainLimitTests {
 		assertThat(limit.limit()).isEqualTo(10);
 		drops(limit, 4);
 		assertThat(limit.limit()).isEqualTo(1);
-		assertThat(this.halvings).containsExactly(10, 5, 2, 1);
+		assertThat(this.halvings).containsExactly(10);
 	}
 
 	@Test
