@@ -23,14 +23,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The brownout and tail drills, small and fast (the simulator's latencies a tenth of real
- * ones, the drills' durations a tenth too), with overload control and hedging off, as
- * {@code --overload-control=off} and {@code --hedging=off} set them: each prints its one
- * line of figures, and the figures are sane. What the mechanisms change is measured side
- * by side once they are in the library.
+ * ones, the drills' durations a tenth too), with overload control and hedging on, as
+ * {@code --overload-control=on} and {@code --hedging=on} set them, against the simulator
+ * over real HTTP: each prints its line of figures, the figures are sane, and the
+ * mechanisms act (limits keep the overload answers few and the calls served, hedges win
+ * first tokens). With them off the drills run on the engine every other drill test
+ * covers; the side-by-side figures are the real-time runs in docs/overload.md.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE,
-		properties = { "sample.simulator.latency-scale=0.1", "llm.resilience.concurrency.enabled=false",
-				"llm.resilience.client-throttling.enabled=false", "llm.resilience.hedging.enabled=false" })
+		properties = { "sample.simulator.latency-scale=0.1", "llm.resilience.concurrency.enabled=true",
+				"llm.resilience.client-throttling.enabled=true", "llm.resilience.hedging.enabled=true",
+				// Normal first tokens come in about 32 ms, slow ones in 320 ms: hedge at
+				// 100 ms (the measured p95 needs more streams than this short drill has).
+				"llm.resilience.hedging.delay=100ms",
+				// A hedge needs a whole first-token timeout left before the deadline, a
+				// tenth of the real drill's 20 s here.
+				"llm.resilience.timeouts.first-token=1s" })
 @ActiveProfiles("drill")
 class OverloadDrillTests {
 
@@ -59,15 +67,15 @@ class OverloadDrillTests {
 	 * 240 calls.
 	 */
 	@Test
-	void theBrownoutDrillPrintsItsFiguresWithOverloadControlOff() {
+	void withOverloadControlTheBrownoutDrillServesNearlyEveryCall() {
 		BrownoutDrillPlan plan = BrownoutDrillPlan.of(2, Duration.ofSeconds(20)).scaled(0.1);
 		BrownoutDrillReport report = this.brownout.run(plan);
 		List<String> lines = report.lines();
 		lines.forEach(System.out::println);
 
-		assertThat(lines).hasSize(2);
-		assertThat(lines.get(0)).contains("overload control: llm.resilience.concurrency.enabled=false, "
-				+ "llm.resilience.client-throttling.enabled=false");
+		assertThat(lines).hasSize(3);
+		assertThat(lines.get(0)).contains("overload control: llm.resilience.concurrency.enabled=true, "
+				+ "llm.resilience.client-throttling.enabled=true");
 		assertThat(lines).filteredOn((line) -> BROWNOUT.matcher(line).matches()).hasSize(1);
 		Matcher figures = BROWNOUT.matcher(lines.get(1));
 		assertThat(figures.matches()).isTrue();
@@ -82,6 +90,9 @@ class OverloadDrillTests {
 		assertThat(p50).isPositive().isLessThanOrEqualTo(p99);
 		assertThat(requests).isGreaterThanOrEqualTo(served);
 		assertThat(overloaded).isLessThanOrEqualTo(requests);
+		// Calls over primary's limit go to secondary at once: nearly all are served
+		// (162 of 174 in one run; without overload control, under half at real time).
+		assertThat(served).isGreaterThanOrEqualTo(calls * 8 / 10);
 	}
 
 	/**
@@ -90,14 +101,14 @@ class OverloadDrillTests {
 	 * first tokens ten times (normal ones about 32 ms, slow ones about 320 ms).
 	 */
 	@Test
-	void theTailDrillPrintsItsFiguresWithHedgingOff() {
+	void withHedgingTheTailDrillsSlowFirstTokensAreWonByHedges() {
 		TailDrillPlan plan = new TailDrillPlan(5, 80, Duration.ofMillis(50), 0.1, Duration.ofSeconds(2));
 		TailDrillReport report = this.tail.run(plan);
 		List<String> lines = report.lines();
 		lines.forEach(System.out::println);
 
 		assertThat(lines).hasSize(2);
-		assertThat(lines.get(0)).contains("hedging: llm.resilience.hedging.enabled=false");
+		assertThat(lines.get(0)).contains("hedging: llm.resilience.hedging.enabled=true");
 		assertThat(lines).filteredOn((line) -> TAIL.matcher(line).matches()).hasSize(1);
 		Matcher figures = TAIL.matcher(lines.get(1));
 		assertThat(figures.matches()).isTrue();
@@ -109,7 +120,10 @@ class OverloadDrillTests {
 		// Every call reached a provider at least once.
 		assertThat(extra).isGreaterThanOrEqualTo(0);
 		assertThat(report.providerRequests()).isGreaterThanOrEqualTo(plan.calls());
-		assertThat(won).isZero();
+		// About 4 of 80 first tokens are slow; the budget (5 %, at least 1 per 10 s)
+		// allows a few hedges, and a hedge at 100 ms beats a first token at 320 ms.
+		assertThat(won).isPositive();
+		assertThat(extra).isLessThanOrEqualTo(15);
 	}
 
 }
