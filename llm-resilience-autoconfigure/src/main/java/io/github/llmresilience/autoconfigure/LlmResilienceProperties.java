@@ -1303,8 +1303,10 @@ public class LlmResilienceProperties {
 		/** How the limit learns: aimd, vegas or gradient2. */
 		private ConcurrencySettings.Algorithm algorithm = ConcurrencySettings.Algorithm.AIMD;
 
-		/** Limit before any answer, between min-limit and max-limit. */
-		private int initialLimit = ConcurrencySettings.DEFAULT_INITIAL_LIMIT;
+		/**
+		 * Limit before any answer, between min-limit and max-limit; max-limit when unset.
+		 */
+		private @Nullable Integer initialLimit;
 
 		/** Lowest limit, 1 to 10000. */
 		private int minLimit = ConcurrencySettings.DEFAULT_MIN_LIMIT;
@@ -1331,11 +1333,11 @@ public class LlmResilienceProperties {
 			this.algorithm = algorithm;
 		}
 
-		public int getInitialLimit() {
+		public @Nullable Integer getInitialLimit() {
 			return this.initialLimit;
 		}
 
-		public void setInitialLimit(int initialLimit) {
+		public void setInitialLimit(@Nullable Integer initialLimit) {
 			this.initialLimit = initialLimit;
 		}
 

@@ -575,8 +575,9 @@ final class PropertiesSettings {
 		LlmResilienceProperties.Concurrency concurrency = this.properties.getConcurrency();
 		return build(under(PREFIX + ".concurrency"),
 				() -> new ConcurrencySettings(concurrency.isEnabled(), concurrency.getAlgorithm(),
-						concurrency.getInitialLimit(), concurrency.getMinLimit(), concurrency.getMaxLimit(),
-						concurrency.getBackoffRatio()));
+						(concurrency.getInitialLimit() != null) ? concurrency.getInitialLimit()
+								: concurrency.getMaxLimit(),
+						concurrency.getMinLimit(), concurrency.getMaxLimit(), concurrency.getBackoffRatio()));
 	}
 
 	private @Nullable ClientThrottlingSettings readClientThrottling() {

@@ -97,6 +97,14 @@ class OverloadControlPropertiesTests {
 	}
 
 	@Test
+	void withoutAnInitialLimitTheLimitStartsAtTheMaximum() {
+		this.runner
+			.withPropertyValues("llm.resilience.concurrency.enabled=true", "llm.resilience.concurrency.max-limit=64")
+			.run((context) -> assertThat(context.getBean(PropertiesSettings.class).concurrency().initialLimit())
+				.isEqualTo(64));
+	}
+
+	@Test
 	void anInitialLimitAboveTheMaximumFailsStartupNamingIt() {
 		failsNaming("llm.resilience.concurrency.initial-limit=500", "llm.resilience.concurrency.initial-limit",
 				"must not exceed llm.resilience.concurrency.max-limit (200)");

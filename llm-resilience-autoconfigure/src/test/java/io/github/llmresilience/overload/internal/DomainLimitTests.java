@@ -104,12 +104,13 @@ class DomainLimitTests {
 	@Test
 	void byDefaultADropHalvesTheLimit() {
 		DomainLimit limit = new DomainLimit("d", ConcurrencySettings.defaults().withEnabled(true), this.halvings::add);
-		assertThat(limit.limit()).isEqualTo(20);
+		// The limit starts out of the way, at its maximum, and falls fast.
+		assertThat(limit.limit()).isEqualTo(200);
 		drops(limit, 1);
-		assertThat(limit.limit()).isEqualTo(10);
+		assertThat(limit.limit()).isEqualTo(100);
 		drops(limit, 4);
-		assertThat(limit.limit()).isEqualTo(1);
-		assertThat(this.halvings).containsExactly(10);
+		assertThat(limit.limit()).isEqualTo(6);
+		assertThat(this.halvings).containsExactly(100);
 	}
 
 	@Test
