@@ -124,7 +124,7 @@ class BenchmarkSetupTests {
 		}
 		assertThat(BenchmarkRunner.plan(false)).filteredOn(BenchmarkRunner.Group::onRequest)
 			.extracting(BenchmarkRunner.Group::name)
-			.containsExactly("tracing", "json", BenchmarkRunner.FLEET_GROUP);
+			.containsExactly("tracing", "json", "overload", BenchmarkRunner.FLEET_GROUP);
 	}
 
 	@Test

@@ -510,11 +510,59 @@ final class HedgeRace<T> extends Flux<T> implements Subscription {
 	// What each walk tells -------------------------------------------------------------
 
 	/**
+	 * What a walk tells of its attempts, passed on as it is: each view decides only what
+	 * becomes of the call's end.
+	 */
+	private abstract static class Passing implements CallObserver {
+
+		private final CallObserver to;
+
+		Passing(CallObserver to) {
+			this.to = to;
+		}
+
+		@Override
+		public void onAttempt(String chain, Target target, Verdict verdict, long nanos) {
+			this.to.onAttempt(chain, target, verdict, nanos);
+		}
+
+		@Override
+		public void onAnswer(String chain, Target target, Answer answer) {
+			this.to.onAnswer(chain, target, answer);
+		}
+
+		@Override
+		public void onRetry(String chain, Target target, RetryResult result) {
+			this.to.onRetry(chain, target, result);
+		}
+
+		@Override
+		public void onBackoff(String chain, Target target, long nanos) {
+			this.to.onBackoff(chain, target, nanos);
+		}
+
+		@Override
+		public void onSkipped(String chain, Target target, ChainStep.Skip why) {
+			this.to.onSkipped(chain, target, why);
+		}
+
+		@Override
+		public void onPoolWait(String chain, String pool, long nanos) {
+			this.to.onPoolWait(chain, pool, nanos);
+		}
+
+	}
+
+	/**
 	 * The primary's observer: its attempts told as an unhedged call's; its end told at
 	 * once when it won or no hedge is in flight, held while the race is open (told when
 	 * it wins or the hedge fails), dropped when the hedge won.
 	 */
-	private final class PrimaryView implements CallObserver {
+	private final class PrimaryView extends Passing {
+
+		PrimaryView() {
+			super(HedgeRace.this.full);
+		}
 
 		/**
 		 * Tell the call's end now, hold it, or drop it; told now with no hedge in flight,
@@ -535,36 +583,6 @@ final class HedgeRace<T> extends Flux<T> implements Subscription {
 				}
 			}
 			event.run();
-		}
-
-		@Override
-		public void onAttempt(String chain, Target target, Verdict verdict, long nanos) {
-			HedgeRace.this.full.onAttempt(chain, target, verdict, nanos);
-		}
-
-		@Override
-		public void onAnswer(String chain, Target target, Answer answer) {
-			HedgeRace.this.full.onAnswer(chain, target, answer);
-		}
-
-		@Override
-		public void onRetry(String chain, Target target, RetryResult result) {
-			HedgeRace.this.full.onRetry(chain, target, result);
-		}
-
-		@Override
-		public void onBackoff(String chain, Target target, long nanos) {
-			HedgeRace.this.full.onBackoff(chain, target, nanos);
-		}
-
-		@Override
-		public void onSkipped(String chain, Target target, ChainStep.Skip why) {
-			HedgeRace.this.full.onSkipped(chain, target, why);
-		}
-
-		@Override
-		public void onPoolWait(String chain, String pool, long nanos) {
-			HedgeRace.this.full.onPoolWait(chain, pool, nanos);
 		}
 
 		@Override
@@ -600,12 +618,13 @@ final class HedgeRace<T> extends Flux<T> implements Subscription {
 	 * from the call's start at the target's position in the chain, told when it won, held
 	 * while the race is open, dropped when it lost or failed.
 	 */
-	private final class HedgeView implements CallObserver {
+	private final class HedgeView extends Passing {
 
 		/** How long the call had run when the hedge started. */
 		private final long offset;
 
 		HedgeView(long offset) {
+			super(HedgeRace.this.shared);
 			this.offset = offset;
 		}
 
@@ -622,36 +641,6 @@ final class HedgeRace<T> extends Flux<T> implements Subscription {
 				}
 			}
 			event.run();
-		}
-
-		@Override
-		public void onAttempt(String chain, Target target, Verdict verdict, long nanos) {
-			HedgeRace.this.shared.onAttempt(chain, target, verdict, nanos);
-		}
-
-		@Override
-		public void onAnswer(String chain, Target target, Answer answer) {
-			HedgeRace.this.shared.onAnswer(chain, target, answer);
-		}
-
-		@Override
-		public void onRetry(String chain, Target target, RetryResult result) {
-			HedgeRace.this.shared.onRetry(chain, target, result);
-		}
-
-		@Override
-		public void onBackoff(String chain, Target target, long nanos) {
-			HedgeRace.this.shared.onBackoff(chain, target, nanos);
-		}
-
-		@Override
-		public void onSkipped(String chain, Target target, ChainStep.Skip why) {
-			HedgeRace.this.shared.onSkipped(chain, target, why);
-		}
-
-		@Override
-		public void onPoolWait(String chain, String pool, long nanos) {
-			HedgeRace.this.shared.onPoolWait(chain, pool, nanos);
 		}
 
 		@Override

@@ -69,14 +69,9 @@ public final class ProviderThrottle {
 	 */
 	public boolean tryPass(String pool) {
 		long epoch = Math.floorDiv(this.nanoTime.getAsLong(), this.bucketNanos);
-		long requests = 0;
-		long accepts = 0;
-		for (int i = 0; i < BUCKETS; i++) {
-			if (this.slots.get(i * 3) > epoch - BUCKETS) {
-				requests += this.slots.get(i * 3 + 1);
-				accepts += this.slots.get(i * 3 + 2);
-			}
-		}
+		long[] window = window(epoch);
+		long requests = window[0];
+		long accepts = window[1];
 		if (requests < this.settings.minimumRequests()) {
 			follow(false);
 			return true;
@@ -117,7 +112,16 @@ public final class ProviderThrottle {
 	 * with the window's {requests, accepts}.
 	 */
 	public double[] state() {
-		long epoch = Math.floorDiv(this.nanoTime.getAsLong(), this.bucketNanos);
+		long[] window = window(Math.floorDiv(this.nanoTime.getAsLong(), this.bucketNanos));
+		long requests = window[0];
+		long accepts = window[1];
+		double p = (requests < this.settings.minimumRequests()) ? 0
+				: probability(requests, accepts, this.settings.lowestMultiplier());
+		return new double[] { p, requests, accepts };
+	}
+
+	/** The window's {requests, accepts} at a bucket's epoch. */
+	private long[] window(long epoch) {
 		long requests = 0;
 		long accepts = 0;
 		for (int i = 0; i < BUCKETS; i++) {
@@ -126,9 +130,7 @@ public final class ProviderThrottle {
 				accepts += this.slots.get(i * 3 + 2);
 			}
 		}
-		double p = (requests < this.settings.minimumRequests()) ? 0
-				: probability(requests, accepts, this.settings.lowestMultiplier());
-		return new double[] { p, requests, accepts };
+		return new long[] { requests, accepts };
 	}
 
 	/**
